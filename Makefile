@@ -1,0 +1,108 @@
+# FT-MPICH top-level build.
+#
+#   make              install build dependencies, prepare MPICH, build, install into ./install
+#   make check        build if needed, run test/ftmpi and a smoke subset of MPICH's tests
+#   make demo         build if needed, run the demo
+#   make bench        build if needed, build stock ch4:ucx too, compare them side by side
+#   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
+#
+# PREFIX=/path installs elsewhere. Editing a file under src/ and running make
+# again recompiles only what changed.
+
+TOP       := $(CURDIR)
+PREFIX    ?= $(TOP)/install
+BUILD     := $(TOP)/build
+TREE      := $(BUILD)/mpich-4.0.2
+STOCK_BUILD  := $(TOP)/build-stock
+STOCK_PREFIX := $(TOP)/install-stock
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+
+DEB_PACKAGES := autoconf automake libtool python3 gcc make patch xz-utils perl \
+                libucx-dev libhwloc-dev ccache
+
+# Options shared by ftdev and the stock reference build.
+COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
+                    --disable-fortran --disable-cxx --disable-romio --disable-doc \
+                    --enable-fast=O2 --with-ucx=/usr --with-hwloc=/usr
+CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
+CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
+
+.PHONY: all deps tree configure build install check test-ftmpi check-mpich-smoke \
+        check-mpich demo bench stock clean distclean
+
+all: install
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	        echo "installing:$$missing"; \
+	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	            { echo "make: apt-get install$$missing failed" >&2; exit 1; }; \
+	    else \
+	        echo "make: missing build dependencies; run: sudo apt-get install$$missing" >&2; exit 1; \
+	    fi; \
+	fi
+
+tree: deps
+	@./autogen.sh
+
+# Reconfigure when the tree was regenerated or the options changed.
+configure: tree
+	@args='CC=$(CC_FOR_MPICH) $(CONFIGURE_ARGS)'; \
+	if [ ! -f $(BUILD)/.configured ] || [ "$$(cat $(BUILD)/.configured)" != "$$args" ] || \
+	   [ $(BUILD)/.tree-stamp -nt $(BUILD)/.configured ]; then \
+	    echo "configuring MPICH with ch4:ftdev (log: build/configure.log)"; \
+	    (cd $(TREE) && ./configure CC="$(CC_FOR_MPICH)" $(CONFIGURE_ARGS) >$(BUILD)/configure.log 2>&1) || \
+	        { echo "make: configure failed; last lines of build/configure.log:" >&2; tail -n 20 $(BUILD)/configure.log >&2; exit 1; }; \
+	    echo "$$args" >$(BUILD)/.configured; \
+	fi
+
+build: configure
+	@echo "building MPICH with ch4:ftdev (log: build/make.log)"
+	@$(MAKE) -C $(TREE) -j$(JOBS) >$(BUILD)/make.log 2>&1 || \
+	    { echo "make: build failed; errors from build/make.log:" >&2; grep -E "error|Error" $(BUILD)/make.log | head -n 30 >&2; exit 1; }
+
+install: build
+	@$(MAKE) -C $(TREE) install >$(BUILD)/install.log 2>&1 || \
+	    { echo "make: install failed (see build/install.log)" >&2; exit 1; }
+	@echo "FT-MPICH installed in $(PREFIX)"
+
+check: install
+	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh --mpich-smoke
+
+test-ftmpi: install
+	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh
+
+check-mpich-smoke: install
+	@MPI_PREFIX=$(PREFIX) test/mpich/run-mpich-tests.sh --smoke
+
+demo: install
+	@MPI_PREFIX=$(PREFIX) examples/run-demo.sh
+
+# Stock MPICH from the same tarball, same options but the device.
+stock: tree
+	@if [ ! -x $(STOCK_PREFIX)/bin/mpiexec ]; then \
+	    echo "building stock MPICH ch4:ucx for comparison (log: build-stock/build.log)"; \
+	    rm -rf $(STOCK_BUILD) && mkdir -p $(STOCK_BUILD) && \
+	    tar -xf "$$(cat $(BUILD)/.tarball)" -C $(STOCK_BUILD) && \
+	    (cd $(STOCK_BUILD)/mpich-4.0.2 && \
+	     ./configure CC="$(CC_FOR_MPICH)" --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(COMMON_CONFIGURE) && \
+	     $(MAKE) -j$(JOBS) && $(MAKE) install) >$(STOCK_BUILD)/build.log 2>&1 || \
+	        { echo "make: stock build failed (see build-stock/build.log)" >&2; exit 1; }; \
+	fi
+
+bench: install stock
+	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-bench.sh
+
+check-mpich: install stock
+	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)
+
+clean:
+	@[ ! -f $(TREE)/Makefile ] || $(MAKE) -C $(TREE) clean >/dev/null
+	rm -rf test/ftmpi/bin bench/bin
+
+distclean:
+	rm -rf $(BUILD) $(STOCK_BUILD) $(PREFIX) $(STOCK_PREFIX) test/ftmpi/bin bench/bin

@@ -1,0 +1,25 @@
+##
+## FT-MPICH: ch4 netmod "ftdev", with the FT-MPI recovery layer and the
+## fault-tolerant collectives it serves (built only with ch4:ftdev).
+##
+
+if BUILD_CH4_NETMOD_FTDEV
+
+AM_CPPFLAGS += -I$(top_srcdir)/src/ftmpi/recovery -I$(top_srcdir)/src/ftmpi/coll_atomic
+
+mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
+                    src/mpid/ch4/netmod/ftdev/globals.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_init.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_am.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_comm.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_datatype.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_op.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_part.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_spawn.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_win.c
+
+errnames_txt_files += src/mpid/ch4/netmod/ftdev/errnames.txt
+
+include $(top_srcdir)/src/ftmpi/recovery/Makefile.mk
+
+endif

@@ -1,0 +1,87 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Communicator hooks: the table that turns a sender's process id (carried
+ * in the UCX tag) back into its rank in the communicator.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+typedef struct {
+    int pid;
+    int rank;
+} pid_rank_t;
+
+static int by_pid(const void *a, const void *b)
+{
+    return ((const pid_rank_t *) a)->pid - ((const pid_rank_t *) b)->pid;
+}
+
+static int pid_of_rank(MPIR_Comm * comm, int rank)
+{
+    return MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(comm, rank)).pid;
+}
+
+/* Peers are the remote group of an intercommunicator, the group itself of
+ * an intracommunicator (whose remote_size is its size). */
+static int build_pid_map(MPIR_Comm * comm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
+    int n = comm->remote_size;
+    pid_rank_t *pairs = NULL;
+
+    c->n = n;
+    c->pid = c->rank = NULL;
+    c->offset = n > 0 ? pid_of_rank(comm, 0) : 0;
+
+    int rank;
+    for (rank = 1; rank < n && pid_of_rank(comm, rank) == c->offset + rank; rank++);
+    if (rank == n)
+        goto fn_exit;
+
+    pairs = MPL_malloc(n * sizeof(*pairs), MPL_MEM_COMM);
+    c->pid = MPL_malloc(n * sizeof(int), MPL_MEM_COMM);
+    c->rank = MPL_malloc(n * sizeof(int), MPL_MEM_COMM);
+    MPIR_ERR_CHKANDJUMP(!pairs || !c->pid || !c->rank, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    for (rank = 0; rank < n; rank++) {
+        pairs[rank].pid = pid_of_rank(comm, rank);
+        pairs[rank].rank = rank;
+    }
+    qsort(pairs, n, sizeof(*pairs), by_pid);
+    for (int i = 0; i < n; i++) {
+        c->pid[i] = pairs[i].pid;
+        c->rank[i] = pairs[i].rank;
+    }
+
+  fn_exit:
+    MPL_free(pairs);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
+{
+    return build_pid_map(comm);
+}
+
+int MPIDI_FTDEV_mpi_comm_commit_post_hook(MPIR_Comm * comm)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
+{
+    MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
+    MPL_free(c->pid);
+    MPL_free(c->rank);
+    c->pid = c->rank = NULL;
+    return MPI_SUCCESS;
+}
+
+int MPIDI_FTDEV_comm_set_hints(MPIR_Comm * comm, MPIR_Info * info)
+{
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,18 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Reduction operations need nothing from the transport.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+int MPIDI_FTDEV_mpi_op_commit_hook(MPIR_Op * op_p)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIDI_FTDEV_mpi_op_free_hook(MPIR_Op * op_p)
+{
+    return MPI_SUCCESS;
+}

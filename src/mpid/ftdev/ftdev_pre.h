@@ -1,0 +1,75 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Types that ch4 embeds in its own objects (requests, communicators,
+ * datatypes, address entries). Pulled in through netmodpre.h before most of
+ * MPICH is declared, so only plain types live here.
+ */
+
+#ifndef FTDEV_PRE_H_INCLUDED
+#define FTDEV_PRE_H_INCLUDED
+
+#include <ucp/api/ucp.h>
+
+/* Context UCX allocates in front of every ucp request it hands us
+ * (ucp_params.request_size). req is cleared when the MPI request has been
+ * completed by someone else (a failed peer) before UCX finished with it. */
+typedef struct {
+    struct MPIR_Request *req;
+    void *buf;                  /* an eager active-message buffer to free on completion */
+} MPIDI_FTDEV_ucp_request_t;
+
+/* Point-to-point request. Requests UCX still owns are linked into the list of
+ * the peer they involve (or the wildcard list), so that a failure can complete
+ * them without waiting for UCX. */
+typedef struct {
+    union {
+        MPIDI_FTDEV_ucp_request_t *ucp_request;
+        ucp_tag_message_h message;      /* MPROBE: the matched message */
+    } u;
+    struct MPIR_Request *next;
+    struct MPIR_Request *prev;
+    struct MPIR_Request **list;         /* the list it is in, NULL when untracked */
+    int pid;                            /* MPROBE: the sender's process id */
+} MPIDI_FTDEV_request_t;
+
+typedef struct {
+    int handler_id;
+    void *pack_buffer;
+} MPIDI_FTDEV_am_request_t;
+
+typedef struct {
+    ucp_datatype_t ucp_datatype;        /* generic type for non-contiguous data */
+    int has_ucp_datatype;
+} MPIDI_FTDEV_dt_t;
+
+/* Address table entry: one per process of an address table. pid is the
+ * process id carried in the tag (the original MPI_COMM_WORLD rank). */
+typedef struct {
+    ucp_ep_h ep;
+    int pid;
+} MPIDI_FTDEV_addr_t;
+
+/* Translation of a sender's process id back to its rank in a communicator.
+ * Identity-like maps (rank = pid - offset) need no table; others keep the
+ * pairs sorted by pid for a binary search. */
+typedef struct {
+    int offset;
+    int n;
+    int *pid;                   /* NULL: rank = pid - offset */
+    int *rank;
+} MPIDI_FTDEV_comm_t;
+
+typedef struct {
+    int dummy;
+} MPIDI_FTDEV_op_t;
+
+typedef struct {
+    int dummy;
+} MPIDI_FTDEV_win_t;
+
+typedef struct {
+    int dummy;
+} MPIDI_FTDEV_part_t;
+
+#endif /* FTDEV_PRE_H_INCLUDED */

@@ -1,0 +1,75 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Probes over UCX's unexpected-message queue.
+ */
+
+#ifndef FTDEV_PROBE_H_INCLUDED
+#define FTDEV_PROBE_H_INCLUDED
+
+#include "ftdev_impl.h"
+
+MPL_STATIC_INLINE_PREFIX ucp_tag_message_h MPIDI_FTDEV_probe(int source, int tag,
+                                                             MPIR_Comm * comm,
+                                                             int context_offset,
+                                                             MPIDI_av_entry_t * addr, int remove,
+                                                             ucp_tag_recv_info_t * info)
+{
+    uint64_t ucp_tag = MPIDI_FTDEV_recv_tag(comm->recvcontext_id + context_offset, tag, source,
+                                            addr);
+    return ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, ucp_tag,
+                            MPIDI_FTDEV_recv_mask(tag, source), remove, info);
+}
+
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm * comm,
+                                                 int context_offset, MPIDI_av_entry_t * addr,
+                                                 int *flag, MPI_Status * status)
+{
+    ucp_tag_recv_info_t info;
+
+    if (MPIDI_FTDEV_probe(source, tag, comm, context_offset, addr, 0, &info) == NULL) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_ERROR = MPI_SUCCESS;
+        MPIDI_FTDEV_set_status(status, comm, info.sender_tag, info.length);
+    }
+    return MPI_SUCCESS;
+}
+
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_improbe(int source, int tag, MPIR_Comm * comm,
+                                                  int context_offset, MPIDI_av_entry_t * addr,
+                                                  int *flag, MPIR_Request ** message,
+                                                  MPI_Status * status)
+{
+    int mpi_errno = MPI_SUCCESS;
+    ucp_tag_recv_info_t info;
+    ucp_tag_message_h msg;
+    MPIR_Request *req = NULL;
+
+    msg = MPIDI_FTDEV_probe(source, tag, comm, context_offset, addr, 1, &info);
+    *flag = (msg != NULL);
+    if (msg) {
+        req = MPIR_Request_create_from_pool(MPIR_REQUEST_KIND__MPROBE, 0, 2);
+        MPIR_ERR_CHKANDSTMT(req == NULL, mpi_errno, MPIX_ERR_NOREQ, goto fn_fail, "**nomemreq");
+        req->comm = comm;
+        MPIR_Comm_add_ref(comm);
+        MPIDI_FTDEV_REQ(req).u.message = msg;
+        MPIDI_FTDEV_REQ(req).list = NULL;
+        MPIDI_FTDEV_REQ(req).pid = MPIDI_FTDEV_pid_of(info.sender_tag);
+        if (status != MPI_STATUS_IGNORE) {
+            status->MPI_ERROR = MPI_SUCCESS;
+            MPIDI_FTDEV_set_status(status, comm, info.sender_tag, info.length);
+        }
+    }
+    *message = req;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+#endif /* FTDEV_PROBE_H_INCLUDED */

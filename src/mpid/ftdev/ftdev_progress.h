@@ -1,0 +1,21 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Progress: drive the UCX worker (completion callbacks, active messages,
+ * keepalive and endpoint error callbacks all run from here).
+ */
+
+#ifndef FTDEV_PROGRESS_H_INCLUDED
+#define FTDEV_PROGRESS_H_INCLUDED
+
+#include "ftdev_impl.h"
+
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
+{
+    if (vci != 0)
+        return MPI_SUCCESS;
+    ucp_worker_progress(MPIDI_FTDEV_global.worker);
+    return MPI_SUCCESS;
+}
+
+#endif /* FTDEV_PROGRESS_H_INCLUDED */

@@ -1,0 +1,74 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Global state and the layout of the 64-bit UCX tag.
+ */
+
+#ifndef FTDEV_TYPES_H_INCLUDED
+#define FTDEV_TYPES_H_INCLUDED
+
+#include <ucp/api/ucp.h>
+#include "mpiimpl.h"
+
+/* UCX tag layout, most significant bits first:
+ *
+ *   | context id (16) | epoch (8) | process id (16) | MPI tag (24) |
+ *
+ * The process id is the sender's original MPI_COMM_WORLD rank, which stays
+ * stable when the world shrinks; receives translate rank to process id and
+ * statuses translate back. The epoch (recovery generation) takes part in
+ * matching, so messages of an older epoch never match a newer receive. The
+ * MPI tag field holds MPICH's two error bits and its collective bit at the
+ * top, which leaves 21 bits for user tags (MPI_TAG_UB = 2^21 - 1). */
+#define MPIDI_FTDEV_TAG_BITS        24
+#define MPIDI_FTDEV_PID_BITS        16
+#define MPIDI_FTDEV_EPOCH_BITS      8
+#define MPIDI_FTDEV_CONTEXT_ID_BITS 16
+
+#define MPIDI_FTDEV_PID_SHIFT        MPIDI_FTDEV_TAG_BITS
+#define MPIDI_FTDEV_EPOCH_SHIFT      (MPIDI_FTDEV_PID_SHIFT + MPIDI_FTDEV_PID_BITS)
+#define MPIDI_FTDEV_CONTEXT_ID_SHIFT (MPIDI_FTDEV_EPOCH_SHIFT + MPIDI_FTDEV_EPOCH_BITS)
+
+#define MPIDI_FTDEV_FIELD_MASK(bits, shift) ((uint64_t) ((1ULL << (bits)) - 1) << (shift))
+#define MPIDI_FTDEV_TAG_MASK   MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_TAG_BITS, 0)
+#define MPIDI_FTDEV_PID_MASK   MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_PID_BITS, MPIDI_FTDEV_PID_SHIFT)
+#define MPIDI_FTDEV_EPOCH_MASK MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_EPOCH_BITS, MPIDI_FTDEV_EPOCH_SHIFT)
+
+#define MPIDI_FTDEV_MAX_PROCS (1 << MPIDI_FTDEV_PID_BITS)
+
+/* UCX active-message ids: MPICH's generic layer (RMA, partitioned
+ * communication) and ftdev's own control traffic. */
+#define MPIDI_FTDEV_AM_MPIDIG  0
+#define MPIDI_FTDEV_AM_CONTROL 1
+
+/* Largest active message ftdev sends in one piece (header and data). MPIDIG
+ * splits anything larger into its own rendezvous. */
+#define MPIDI_FTDEV_AM_MSG_MAX (16 * 1024)
+
+typedef struct {
+    uint16_t handler_id;
+    uint16_t pad;
+    uint32_t epoch;
+    uint32_t am_hdr_sz;
+    uint32_t data_sz;
+} MPIDI_FTDEV_am_header_t;
+
+typedef struct {
+    ucp_context_h context;
+    ucp_worker_h worker;
+    ucp_address_t *address;
+    size_t address_len;
+
+    int my_pid;
+    int num_pids;
+    uint32_t epoch;
+
+    /* Requests UCX still owns, by the peer they involve; receives from
+     * MPI_ANY_SOURCE are kept apart. */
+    struct MPIR_Request **peer_reqs;
+    struct MPIR_Request *wildcard_reqs;
+} MPIDI_FTDEV_global_t;
+
+extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;
+
+#endif /* FTDEV_TYPES_H_INCLUDED */

@@ -1,0 +1,43 @@
+[#] start of __file__
+dnl MPICH_SUBCFG_AFTER=src/mpid/ch4
+
+dnl FT-MPICH: configure fragment of the ch4 netmod "ftdev"
+
+AC_DEFUN([PAC_SUBCFG_PREREQ_]PAC_SUBCFG_AUTO_SUFFIX,[
+    AM_COND_IF([BUILD_CH4],[
+        for net in $ch4_netmods ; do
+            if test "$net" = "ftdev" ; then
+                build_ch4_netmod_ftdev=yes
+                AC_DEFINE(HAVE_CH4_NETMOD_FTDEV,1,[ftdev netmod is built])
+                if test "$build_ch4_locality_info" != "yes" ; then
+                    AC_DEFINE(MPIDI_BUILD_CH4_LOCALITY_INFO, 1, [CH4 should build locality info])
+                    build_ch4_locality_info="yes"
+                fi
+            fi
+        done
+    ])
+    AM_CONDITIONAL([BUILD_CH4_NETMOD_FTDEV],[test "X$build_ch4_netmod_ftdev" = "Xyes"])
+])dnl
+
+AC_DEFUN([PAC_SUBCFG_BODY_]PAC_SUBCFG_AUTO_SUFFIX,[
+AM_COND_IF([BUILD_CH4_NETMOD_FTDEV],[
+    AC_MSG_NOTICE([RUNNING CONFIGURE FOR ch4:ftdev])
+
+    if test "$pac_have_ucx" != "yes" ; then
+        AC_MSG_ERROR([ch4:ftdev needs an installed UCX (Debian: libucx-dev); pass --with-ucx=PREFIX])
+    fi
+    AC_MSG_CHECKING([whether UCX is at least 1.10 (tag and active-message nbx calls)])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([#include <ucp/api/ucp.h>], [
+                       #if UCP_VERSION(UCP_API_MAJOR, UCP_API_MINOR) < UCP_VERSION(1, 10)
+                       #error too old
+                       #endif
+                       return 0;])],[ftdev_ucx_ok=yes],[ftdev_ucx_ok=no])
+    AC_MSG_RESULT([$ftdev_ucx_ok])
+    if test "$ftdev_ucx_ok" = "no" ; then
+        AC_MSG_ERROR([ch4:ftdev needs UCX 1.10 or newer])
+    fi
+    PAC_LIBS_ADD([-lucp -lucs])
+])dnl
+])dnl
+
+[#] end of __file__

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# FT-MPICH test runner.
+#
+#   MPI_PREFIX=install test/ftmpi/run-ftmpi-tests.sh [--mpich-smoke] [name...]
+#
+# Builds the programs of test/ftmpi with the installed mpicc and runs each
+# entry of test/ftmpi/testlist under a timeout (a hang is a failure). With
+# --mpich-smoke it also runs the smoke subset of MPICH's own test suite and
+# counts it in the same total. The last line is "N passed, N failed".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+prefix=$(cd "${MPI_PREFIX:-$top/install}" 2>/dev/null && pwd) || { echo "run-ftmpi-tests.sh: no install prefix ${MPI_PREFIX:-$top/install} (build first: make)" >&2; exit 2; }
+bindir=$here/bin
+smoke=no
+only=()
+for a in "$@"; do
+    case "$a" in
+        --mpich-smoke) smoke=yes ;;
+        -*) echo "run-ftmpi-tests.sh: unknown option $a" >&2; exit 2 ;;
+        *) only+=("$a") ;;
+    esac
+done
+
+[ -x "$prefix/bin/mpicc" ] || { echo "run-ftmpi-tests.sh: no mpicc in $prefix/bin (build first: make)" >&2; exit 2; }
+mkdir -p "$bindir"
+export PATH=$prefix/bin:$PATH
+
+passed=0
+failed=0
+failures=()
+
+elapsed() { awk -v s="$1" -v e="$(date +%s%N)" 'BEGIN { printf "%.1f", (e - s) / 1e9 }'; }
+
+record() { # name ok|FAIL seconds [detail]
+    if [ "$2" = ok ]; then
+        passed=$((passed + 1))
+        printf 'ok    %-44s %6.1fs\n' "$1" "$3"
+    else
+        failed=$((failed + 1))
+        failures+=("$1")
+        printf 'FAIL  %-44s %6.1fs  %s\n' "$1" "$3" "${4:-}"
+    fi
+}
+
+build() { # program -> 0 if built
+    local src=$here/$1.c exe=$bindir/$1
+    [ -f "$src" ] || { echo "no source $src" >&2; return 1; }
+    if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$here/ftmpi_test.h" -nt "$exe" ] ||
+        [ "$prefix/lib/libmpi.so" -nt "$exe" ]; then
+        mpicc -O2 -Wall -o "$exe" "$src" >"$bindir/$1.build.log" 2>&1 || return 1
+    fi
+}
+
+# testlist line: name nprocs timeout [VAR=value ...] [-- expectation]
+# Expectations: "No Errors" in the output and exit status 0 unless the line
+# sets EXPECT_EXIT=nonzero and EXPECT_OUTPUT=<regex> (tests of error paths).
+run_entry() {
+    local name=$1 np=$2 limit=$3
+    shift 3
+    local envs=() expect_exit=0 expect_output=" No Errors"
+    for kv in "$@"; do
+        case "$kv" in
+            EXPECT_EXIT=*) expect_exit=${kv#EXPECT_EXIT=} ;;
+            EXPECT_OUTPUT=*) expect_output=${kv#EXPECT_OUTPUT=} ;;
+            *=*) envs+=("$kv") ;;
+        esac
+    done
+    local label="$name -n $np${envs[*]:+ ${envs[*]}}"
+    local prog=${name%%.*}
+    if ! build "$prog"; then
+        record "$label" FAIL 0 "does not compile: $(head -n 3 "$bindir/$prog.build.log" | tr '\n' ' ')"
+        return
+    fi
+    local out=$bindir/$name.$np.out start rc
+    start=$(date +%s%N)
+    (cd "$bindir" && env "${envs[@]}" timeout -k 5 "$limit" mpiexec -n "$np" "./$prog") </dev/null >"$out" 2>&1
+    rc=$?
+    local secs
+    secs=$(elapsed "$start")
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        record "$label" FAIL "$secs" "timed out after ${limit}s (output: $out)"
+    elif [ "$expect_exit" = 0 ] && [ $rc != 0 ]; then
+        record "$label" FAIL "$secs" "exit status $rc (output: $out)"
+    elif [ "$expect_exit" = nonzero ] && [ $rc = 0 ]; then
+        record "$label" FAIL "$secs" "exit status 0, expected failure (output: $out)"
+    elif ! grep -Eq -- "$expect_output" "$out"; then
+        record "$label" FAIL "$secs" "output lacks '$expect_output' (output: $out)"
+    else
+        record "$label" ok "$secs"
+    fi
+}
+
+while read -r line; do
+    line=${line%%#*}
+    [ -n "${line// /}" ] || continue
+    read -r -a words <<<"$line"
+    if [ ${#only[@]} -gt 0 ]; then
+        match=no
+        for o in "${only[@]}"; do [ "${words[0]}" = "$o" ] && match=yes; done
+        [ $match = yes ] || continue
+    fi
+    run_entry "${words[@]}"
+done <"$here/testlist"
+
+# Shell-level tests of the build scripts and launcher (each prints ok/FAIL).
+if [ ${#only[@]} -eq 0 ]; then
+    for t in "$here"/scripts/*.sh; do
+        [ -f "$t" ] || continue
+        start=$(date +%s%N)
+        msg=$(MPI_PREFIX=$prefix timeout -k 5 300 bash "$t" 2>&1)
+        rc=$?
+        secs=$(elapsed "$start")
+        if [ $rc = 0 ]; then record "$(basename "$t" .sh)" ok "$secs"
+        else record "$(basename "$t" .sh)" FAIL "$secs" "$(echo "$msg" | tail -n 2 | tr '\n' ' ')"; fi
+    done
+fi
+
+if [ $smoke = yes ]; then
+    while read -r name result secs detail; do
+        if [ "$result" = ok ]; then record "mpich/$name" ok "$secs"
+        else record "mpich/$name" FAIL "$secs" "$detail"; fi
+    done < <(MPI_PREFIX=$prefix "$top/test/mpich/run-mpich-tests.sh" --smoke --machine-readable)
+fi
+
+if [ $failed -gt 0 ]; then
+    echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
