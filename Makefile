@@ -28,7 +28,7 @@ CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
 CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 
 .PHONY: all deps tree configure build install check test-ftmpi check-mpich-smoke \
-        check-mpich demo bench stock clean distclean
+        check-mpich check-mpich-stored demo bench stock clean distclean
 
 all: install
 
@@ -99,6 +99,10 @@ bench: install stock
 
 check-mpich: install stock
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)
+
+# The same against stock results stored earlier (e.g. STOCK_RESULTS=../shared/baseline).
+check-mpich-stored: install
+	@test/mpich/compare-mpich-tests.sh $(PREFIX) --stock-results $(STOCK_RESULTS)
 
 clean:
 	@[ ! -f $(TREE)/Makefile ] || $(MAKE) -C $(TREE) clean >/dev/null

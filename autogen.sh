@@ -131,7 +131,10 @@ tree_stamp() {
         for m in $overlay_map; do
             (cd "$top/${m%%:*}" && find . -type f | LC_ALL=C sort &&
                 find . -type f \( -name Makefile.mk -o -name subconfigure.m4 -o -name errnames.txt \) |
-                LC_ALL=C sort | xargs -r cat)
+                LC_ALL=C sort | xargs -r cat &&
+                # CVAR blocks feed MPICH's generated mpir_cvars.c
+                find . -type f \( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort |
+                xargs -r sed -n '/BEGIN_MPI_T_CVAR_INFO_BLOCK/,/END_MPI_T_CVAR_INFO_BLOCK/p')
         done
     } | sha256sum | cut -d' ' -f1
 }

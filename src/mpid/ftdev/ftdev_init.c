@@ -9,6 +9,31 @@
 #include "ftdev_impl.h"
 #include "mpidu_bc.h"
 
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+categories :
+    - name : CH4_FTDEV
+      description : A category for the CH4 ftdev (fault-tolerant) netmod
+
+cvars:
+    - name        : MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD
+      category    : CH4_FTDEV
+      type        : int
+      default     : 64
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        After this many consecutive polls of the network that found nothing
+        to do, a waiting process yields its core (sched_yield) on every
+        further idle poll, so that processes sharing a core reach each other
+        in microseconds rather than scheduler time slices. A process alone on
+        its core returns from the yield at once. 0 never yields.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
 /* UCX settings ftdev depends on, applied unless the user set them.
  * Endpoints use peer-failure error handling; in that mode UCX 1.13 leaves
  * shared memory (and cma for large messages) out, and quietly runs

@@ -32,10 +32,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm 
         return MPI_SUCCESS;
     }
     *flag = 1;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_ERROR = MPI_SUCCESS;
+    /* a probe's status keeps the caller's MPI_ERROR field */
+    if (status != MPI_STATUS_IGNORE)
         MPIDI_FTDEV_set_status(status, comm, info.sender_tag, info.length);
-    }
     return MPI_SUCCESS;
 }
 
@@ -59,10 +58,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_improbe(int source, int tag, MPIR_Comm
         MPIDI_FTDEV_REQ(req).u.message = msg;
         MPIDI_FTDEV_REQ(req).list = NULL;
         MPIDI_FTDEV_REQ(req).pid = MPIDI_FTDEV_pid_of(info.sender_tag);
-        if (status != MPI_STATUS_IGNORE) {
-            status->MPI_ERROR = MPI_SUCCESS;
+        if (status != MPI_STATUS_IGNORE)
             MPIDI_FTDEV_set_status(status, comm, info.sender_tag, info.length);
-        }
     }
     *message = req;
 

@@ -8,13 +8,19 @@
 #ifndef FTDEV_PROGRESS_H_INCLUDED
 #define FTDEV_PROGRESS_H_INCLUDED
 
+#include <sched.h>
 #include "ftdev_impl.h"
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
 {
     if (vci != 0)
         return MPI_SUCCESS;
-    ucp_worker_progress(MPIDI_FTDEV_global.worker);
+    if (ucp_worker_progress(MPIDI_FTDEV_global.worker)) {
+        MPIDI_FTDEV_global.idle_polls = 0;
+    } else if (++MPIDI_FTDEV_global.idle_polls > MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD &&
+               MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD > 0) {
+        sched_yield();
+    }
     return MPI_SUCCESS;
 }
 

@@ -62,6 +62,7 @@ typedef struct {
     int my_pid;
     int num_pids;
     uint32_t epoch;
+    unsigned idle_polls;        /* consecutive progress calls that found nothing */
 
     /* Requests UCX still owns, by the peer they involve; receives from
      * MPI_ANY_SOURCE are kept apart. */
