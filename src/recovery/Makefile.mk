@@ -2,4 +2,9 @@
 ## FT-MPICH: the FT-MPI recovery layer (included from ftdev's Makefile.mk)
 ##
 
-mpi_core_sources += src/ftmpi/recovery/ftmpi_failure.c
+mpi_core_sources += src/ftmpi/recovery/ftmpi_modes.c \
+                    src/ftmpi/recovery/ftmpi_failure.c
+
+errnames_txt_files += src/ftmpi/recovery/errnames.txt
+
+include_HEADERS += src/ftmpi/recovery/ft-mpi-modes.h

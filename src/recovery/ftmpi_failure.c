@@ -1,26 +1,111 @@
 /*
  * FT-MPICH: the FT-MPI state machine (recovery layer).
  *
- * Failure intake. Every failure source ends here; for now the only
- * communicator mode is ABORT: the job ends, naming the failed rank.
+ * Failure intake and what the application can see of it: the process
+ * state (NO_FAILURES / FAILURE_RECOGNIZED), the errors communication
+ * returns, and the FTMPI_NUM_FAILED_PROCS / FTMPI_ERROR_FAILURE
+ * attributes. The transport reports each failed process once.
  */
 
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 
-static int finalizing;
+enum { NO_FAILURES, FAILURE_RECOGNIZED };
 
-void MPIR_FTMPI_begin_finalize(void)
+static struct {
+    int state;
+    int *failed;                /* pids in the order they were learned */
+    int num_failed;
+    int failed_cap;
+    /* FTMPI_ERROR_FAILURE: the code and the failures it lists */
+    int failure_code;
+    int num_listed;
+} ft = {.failure_code = MPI_SUCCESS };
+
+static void list_ranks(const int *pids, int n, char *buf, size_t len)
 {
-    finalizing = 1;
+    buf[0] = 0;
+    for (int i = 0; i < n && strlen(buf) + 16 < len; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", i ? ", " : "", pids[i]);
 }
 
-void MPIR_FTMPI_peer_failed(int pid, const char *reason)
+void MPIR_FTMPI_record_failure(int pid, const char *how)
 {
-    char msg[256];
+    if (MPIR_FTMPI_aborts_on_failure()) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "FT-MPICH: rank %d failed (%s); FTMPI_COMM_MODE=abort ends the job",
+                 pid, how);
+        MPID_Abort(NULL, MPI_SUCCESS, 1, msg);
+    }
 
-    if (finalizing)
-        return;
-    snprintf(msg, sizeof(msg), "FT-MPICH: rank %d failed (%s); aborting the job", pid, reason);
-    MPID_Abort(NULL, MPI_SUCCESS, 1, msg);
+    if (ft.num_failed == ft.failed_cap) {
+        ft.failed_cap = ft.failed_cap ? 2 * ft.failed_cap : 16;
+        ft.failed = MPL_realloc(ft.failed, ft.failed_cap * sizeof(int), MPL_MEM_OTHER);
+        MPIR_Assert(ft.failed);
+    }
+    ft.failed[ft.num_failed++] = pid;
+    ft.state = FAILURE_RECOGNIZED;
+
+    /* Without recovery (IGNORE) the attributes describe every failure so
+     * far; otherwise the last recovery, which sets them itself. */
+    if (MPIR_FTMPI_modes.recovery == FTMPI_RECOVERY_MODE_IGNORE) {
+        ft.failure_code = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
+                                               __LINE__, MPI_ERR_OTHER, "**ftmpi_failed", 0);
+        ft.num_listed = ft.num_failed;
+    }
+}
+
+int MPIR_FTMPI_failure_pending(void)
+{
+    return ft.state == FAILURE_RECOGNIZED;
+}
+
+int MPIR_FTMPI_failure_error(int pid)
+{
+    if (pid >= 0)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**ftmpi_procfail", "**ftmpi_procfail %d",
+                                    pid);
+    char ranks[256];
+    list_ranks(ft.failed, ft.num_failed, ranks, sizeof(ranks));
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPI_ERR_OTHER, "**ftmpi_halted", "**ftmpi_halted %s", ranks);
+}
+
+int MPIR_FTMPI_get_attr(int keyval, int *value)
+{
+    switch (keyval) {
+        case FTMPI_RECOVERY_MODE:
+            *value = MPIR_FTMPI_modes.recovery;
+            return 1;
+        case FTMPI_COMM_MODE:
+            *value = MPIR_FTMPI_modes.comm;
+            return 1;
+        case FTMPI_MSG_MODE:
+            *value = MPIR_FTMPI_modes.msg;
+            return 1;
+        case FTMPI_COLL_MODE:
+            *value = MPIR_FTMPI_modes.coll;
+            return 1;
+        case FTMPI_NUM_FAILED_PROCS:
+            *value = ft.num_listed;
+            return 1;
+        case FTMPI_ERROR_FAILURE:
+            *value = ft.failure_code;
+            return 1;
+        default:
+            return 0;
+    }
+}
+
+int MPIR_FTMPI_error_string(int code, char *msg, int len)
+{
+    char ranks[MPI_MAX_ERROR_STRING];
+
+    if (code == MPI_SUCCESS || code != ft.failure_code)
+        return 0;
+    list_ranks(ft.failed, ft.num_listed, ranks, sizeof(ranks));
+    snprintf(msg, len, "Process failure: %d process%s failed (MPI_COMM_WORLD rank%s %s)",
+             ft.num_listed, ft.num_listed == 1 ? "" : "es", ft.num_listed == 1 ? "" : "s", ranks);
+    return 1;
 }

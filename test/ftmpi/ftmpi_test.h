@@ -63,3 +63,73 @@ static inline unsigned char test_byte(int src, int dst, size_t i)
 }
 
 #endif /* FTMPI_TEST_H_INCLUDED */
+
+/* ---- fault-tolerance tests ------------------------------------------------
+ * A process of an FT test may die on purpose, and after a failure the
+ * survivors may be unable to communicate, so each surviving process reports
+ * for itself with ft_report(): " rank R: No Errors" or " rank R: Found N
+ * errors". The runner counts the reports (EXPECT_SURVIVORS in testlist). */
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline int ft_report(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (test_errors == 0)
+        printf(" rank %d: No Errors\n", rank);
+    else
+        printf(" rank %d: Found %d errors\n", rank, test_errors);
+    fflush(stdout);
+    MPI_Finalize();
+    return test_errors != 0;
+}
+
+/* Dies the way a test asks for: "kill" (SIGKILL) or "exit" (_exit). */
+static inline void ft_die(const char *how)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (strcmp(how, "exit") == 0)
+        _exit(3);
+    raise(SIGKILL);
+}
+
+static inline double ft_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline int ft_class(int rc)
+{
+    int cls;
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+/* "1+3" (or "1,3") -> is rank in the list? */
+static inline int ft_in_list(const char *list, int rank)
+{
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (v == rank)
+            return 1;
+        p = (*end == ',' || *end == '+') ? end + 1 : end;
+    }
+    return 0;
+}
+
+#define CHECK_FAILS(call)                                                  \
+    do {                                                                   \
+        int rc_ = (call);                                                  \
+        CHECK(ft_class(rc_) == MPI_ERR_OTHER, "%s returned class %d, expected MPI_ERR_OTHER", \
+              #call, ft_class(rc_));                                       \
+    } while (0)

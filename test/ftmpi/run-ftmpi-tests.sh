@@ -53,29 +53,34 @@ build() { # program -> 0 if built
     fi
 }
 
-# testlist line: name nprocs timeout [VAR=value ...] [-- expectation]
-# Expectations: "No Errors" in the output and exit status 0 unless the line
-# sets EXPECT_EXIT=nonzero and EXPECT_OUTPUT=<regex> (tests of error paths).
+# testlist line: name nprocs timeout [VAR=value ...] [ARGS=a,b,c]
+# Expectations: " No Errors" in the output and exit status 0, unless the line
+# sets EXPECT_EXIT=nonzero and EXPECT_OUTPUT=<regex> (tests of error paths),
+# or EXPECT_SURVIVORS=k (fault-tolerance tests: exactly k processes report
+# " rank R: No Errors", none reports errors). ARGS are the program's
+# arguments, comma-separated.
 run_entry() {
     local name=$1 np=$2 limit=$3
     shift 3
-    local envs=() expect_exit=0 expect_output=" No Errors"
+    local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors=
     for kv in "$@"; do
         case "$kv" in
             EXPECT_EXIT=*) expect_exit=${kv#EXPECT_EXIT=} ;;
             EXPECT_OUTPUT=*) expect_output=${kv#EXPECT_OUTPUT=} ;;
+            EXPECT_SURVIVORS=*) survivors=${kv#EXPECT_SURVIVORS=} ;;
+            ARGS=*) IFS=, read -r -a args <<<"${kv#ARGS=}" ;;
             *=*) envs+=("$kv") ;;
         esac
     done
-    local label="$name -n $np${envs[*]:+ ${envs[*]}}"
+    local label="$name -n $np${args[*]:+ ${args[*]}}${envs[*]:+ ${envs[*]}}"
     local prog=${name%%.*}
     if ! build "$prog"; then
         record "$label" FAIL 0 "does not compile: $(head -n 3 "$bindir/$prog.build.log" | tr '\n' ' ')"
         return
     fi
-    local out=$bindir/$name.$np.out start rc
+    local out=$bindir/$name.$np.$(echo "${args[*]} ${envs[*]}" | md5sum | cut -c1-8).out start rc
     start=$(date +%s%N)
-    (cd "$bindir" && env "${envs[@]}" timeout -k 5 "$limit" mpiexec -n "$np" "./$prog") </dev/null >"$out" 2>&1
+    (cd "$bindir" && env "${envs[@]}" timeout -k 5 "$limit" mpiexec -n "$np" "./$prog" "${args[@]}") </dev/null >"$out" 2>&1
     rc=$?
     local secs
     secs=$(elapsed "$start")
@@ -85,7 +90,11 @@ run_entry() {
         record "$label" FAIL "$secs" "exit status $rc (output: $out)"
     elif [ "$expect_exit" = nonzero ] && [ $rc = 0 ]; then
         record "$label" FAIL "$secs" "exit status 0, expected failure (output: $out)"
-    elif ! grep -Eq -- "$expect_output" "$out"; then
+    elif [ -n "$survivors" ] && grep -Eq "rank [0-9]+: Found" "$out"; then
+        record "$label" FAIL "$secs" "a survivor found errors (output: $out)"
+    elif [ -n "$survivors" ] && [ "$(grep -Ec "rank [0-9]+: No Errors" "$out")" != "$survivors" ]; then
+        record "$label" FAIL "$secs" "$(grep -Ec "rank [0-9]+: No Errors" "$out") survivors reported, expected $survivors (output: $out)"
+    elif [ -z "$survivors" ] && ! grep -Eq -- "$expect_output" "$out"; then
         record "$label" FAIL "$secs" "output lacks '$expect_output' (output: $out)"
     else
         record "$label" ok "$secs"

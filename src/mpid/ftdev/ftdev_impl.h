@@ -13,6 +13,7 @@
 #include "mpidch4r.h"
 #include "ch4_impl.h"
 #include "ftmpi_recovery.h"
+#include "ftdev_failure.h"
 
 #define MPIDI_FTDEV_REQ(req)   ((req)->dev.ch4.netmod.ftdev)
 #define MPIDI_FTDEV_AV(av)     ((av)->netmod.ftdev)
@@ -74,7 +75,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_rank_of_pid(MPIR_Comm * comm, int pid)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
     if (likely(c->pid == NULL))
-        return pid - c->offset;
+        return (unsigned) (pid - c->offset) < (unsigned) c->n ? pid - c->offset : MPI_UNDEFINED;
 
     int lo = 0, hi = c->n - 1;
     while (lo <= hi) {

@@ -8,6 +8,7 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 #include "mpidu_bc.h"
+#include "mpidu_init_shm.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -44,10 +45,25 @@ static void set_ucx_defaults(void)
     static const char *const defaults[][2] = {
         {"UCX_MM_ERROR_HANDLING", "y"},
         {"UCX_CMA_MEMORY_INVALIDATE", "y"},
+        /* shared memory notices a dead peer only through keepalive,
+         * which checks every endpoint each interval */
+        {"UCX_KEEPALIVE_INTERVAL", "100ms"},
+        {"UCX_KEEPALIVE_NUM_EPS", "inf"},
     };
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         setenv(defaults[i][0], defaults[i][1], 0 /* keep the user's value */);
 }
+
+/* This process's fault-tolerance modes, or why they were refused, until
+ * init_world compares them with everyone's. */
+static char modes_error[256];
+
+/* What each process publishes at start-up, in front of its worker
+ * address. */
+typedef struct {
+    int32_t modes_valid;
+    MPIR_FTMPI_modes_t modes;
+} business_card_t;
 
 static void ucp_request_init_cb(void *request)
 {
@@ -66,6 +82,8 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
                          "**ftdev_toomany", "**ftdev_toomany %d %d", MPIR_Process.size,
                          MPIDI_FTDEV_MAX_PROCS);
     MPIR_ERR_CHKANDJUMP(MPIDI_global.n_vcis != 1, mpi_errno, MPI_ERR_OTHER, "**ftdev_vcis");
+    if (!MPIR_FTMPI_read_modes(modes_error, sizeof(modes_error)))
+        modes_error[0] = 0;
 
     set_ucx_defaults();
     status = ucp_config_read(NULL, NULL, &config);
@@ -91,8 +109,14 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_global.peer_reqs == NULL, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
     MPIDI_FTDEV_global.wildcard_reqs = NULL;
+    MPIDI_FTDEV_global.peer_state = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peer_finalizing = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_state || !MPIDI_FTDEV_global.peer_finalizing,
+                        mpi_errno, MPI_ERR_OTHER, "**nomem");
 
     *tag_bits = MPIDI_FTDEV_TAG_BITS;
+    /* processes of this node may die: finalize must not wait for them */
+    MPIDU_Init_shm_finalize_barrier = 0;
 
   fn_exit:
     return mpi_errno;
@@ -102,7 +126,9 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
 
 static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
-    MPIR_FTMPI_peer_failed((int) (intptr_t) arg, ucs_status_string(status));
+    char how[96];
+    snprintf(how, sizeof(how), "connection error: %s", ucs_status_string(status));
+    MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
 }
 
 /* Every endpoint reports a peer's failure, except the one to this process
@@ -128,6 +154,28 @@ static int create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Every process takes the same decision from the same cards: a bad mode
+ * anywhere, or two processes with different modes, and all of them leave
+ * MPI_Init (the lowest such rank, or rank 0, says why). */
+static void check_everyones_modes(void *table, int bc_len)
+{
+    char msg[256];
+    const business_card_t *card0 = table;
+
+    for (int pid = 0; pid < MPIR_Process.size; pid++) {
+        const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
+        if (!card->modes_valid)
+            MPIR_FTMPI_exit_at_init(pid == MPIDI_FTDEV_global.my_pid ? modes_error : NULL);
+    }
+    for (int pid = 1; pid < MPIR_Process.size; pid++) {
+        const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
+        if (memcmp(&card->modes, &card0->modes, sizeof(card->modes))) {
+            MPIR_FTMPI_compare_modes(&card->modes, pid, msg, sizeof(msg));
+            MPIR_FTMPI_exit_at_init(MPIDI_FTDEV_global.my_pid == 0 ? msg : NULL);
+        }
+    }
 }
 
 int MPIDI_FTDEV_init_world(void)
@@ -157,21 +205,33 @@ int MPIDI_FTDEV_init_world(void)
     };
     status = ucp_worker_set_am_recv_handler(MPIDI_FTDEV_global.worker, &am_param);
     MPIDI_FTDEV_CHK_STATUS(status);
+    am_param.id = MPIDI_FTDEV_AM_CONTROL;
+    am_param.cb = MPIDI_FTDEV_ctrl_recv_cb;
+    status = ucp_worker_set_am_recv_handler(MPIDI_FTDEV_global.worker, &am_param);
+    MPIDI_FTDEV_CHK_STATUS(status);
 
     status = ucp_worker_get_address(MPIDI_FTDEV_global.worker, &MPIDI_FTDEV_global.address,
                                     &MPIDI_FTDEV_global.address_len);
     MPIDI_FTDEV_CHK_STATUS(status);
 
+    size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.address_len;
+    business_card_t *card = MPL_malloc(card_len, MPL_MEM_ADDRESS);
+    MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    card->modes_valid = modes_error[0] == 0;
+    card->modes = MPIR_FTMPI_modes;
+    memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
     mpi_errno = MPIDU_bc_table_create(MPIR_Process.rank, MPIR_Process.size,
-                                      MPIR_Process.node_map, MPIDI_FTDEV_global.address,
-                                      (int) MPIDI_FTDEV_global.address_len, FALSE, FALSE,
+                                      MPIR_Process.node_map, card, (int) card_len, FALSE, FALSE,
                                       &table, &bc_len);
+    MPL_free(card);
     MPIR_ERR_CHECK(mpi_errno);
 
+    check_everyones_modes(table, bc_len);
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
+        business_card_t *peer = (business_card_t *) ((char *) table + pid * bc_len);
         addr->pid = pid;
-        mpi_errno = create_ep(pid, (ucp_address_t *) ((char *) table + pid * bc_len), &addr->ep);
+        mpi_errno = create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
         MPIR_ERR_CHECK(mpi_errno);
     }
     mpi_errno = MPIDU_bc_table_destroy();
@@ -188,69 +248,72 @@ int MPIDI_FTDEV_post_init(void)
     return MPI_SUCCESS;
 }
 
-/* How long finalize waits for endpoints to flush before it gives up on
- * them: a peer that stopped progressing must not hold this process. */
-#define MPIDI_FTDEV_CLOSE_TIMEOUT_SEC 5.0
+/* Finalize without a PMI barrier, which would wait forever for a dead
+ * process: every process tells every live peer that it is finalizing and
+ * waits until each peer has said so too or is known to be gone (the
+ * failure sources keep working meanwhile), and until its own notices have
+ * left. Then no more traffic can come from or go to anyone, and each
+ * process may close its endpoints and leave at its own pace. */
+static int all_peers_finalizing(ucs_status_ptr_t * notices)
+{
+    for (int pid = 0; pid < MPIR_Process.size; pid++) {
+        if (pid == MPIDI_FTDEV_global.my_pid ||
+            MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+            continue;
+        if (!MPIDI_FTDEV_global.peer_finalizing[pid])
+            return 0;
+        if (notices[pid] && ucp_request_check_status(notices[pid]) == UCS_INPROGRESS)
+            return 0;
+    }
+    return 1;
+}
 
 static void close_all_eps(void)
 {
-    int n = MPIR_Process.size;
-    ucs_status_ptr_t *pending = MPL_malloc(n * sizeof(*pending), MPL_MEM_OTHER);
-    ucp_request_param_t param = {.op_attr_mask = 0 };
-    int npending = 0;
-
-    for (int pid = 0; pid < n; pid++) {
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+        .flags = UCP_EP_CLOSE_FLAG_FORCE,
+    };
+    for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
         if (addr->ep == NULL)
             continue;
         ucs_status_ptr_t r = ucp_ep_close_nbx(addr->ep, &param);
         addr->ep = NULL;
-        if (r != NULL && !UCS_PTR_IS_ERR(r))
-            pending[npending++] = r;
+        if (r && !UCS_PTR_IS_ERR(r))
+            ucp_request_free(r);
     }
-
-    MPL_time_t start, now;
-    double elapsed = 0;
-    MPL_wtime(&start);
-    while (npending > 0 && elapsed < MPIDI_FTDEV_CLOSE_TIMEOUT_SEC) {
-        ucp_worker_progress(MPIDI_FTDEV_global.worker);
-        for (int i = 0; i < npending; i++) {
-            if (ucp_request_check_status(pending[i]) != UCS_INPROGRESS) {
-                ucp_request_free(pending[i]);
-                pending[i--] = pending[--npending];
-            }
-        }
-        MPL_wtime(&now);
-        MPL_wtime_diff(&start, &now, &elapsed);
-    }
-    for (int i = 0; i < npending; i++)
-        ucp_request_free(pending[i]);
-    MPL_free(pending);
 }
 
 int MPIDI_FTDEV_mpi_finalize_hook(void)
 {
     int mpi_errno = MPI_SUCCESS;
+    ucs_status_ptr_t *notices = MPL_calloc(MPIR_Process.size, sizeof(*notices), MPL_MEM_OTHER);
 
-    /* Everyone stops sending and treats endpoint errors as departures
-     * before anyone closes an endpoint. */
-    MPIR_FTMPI_begin_finalize();
-    mpi_errno = MPIR_pmi_barrier();
-    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP(notices == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIDI_FTDEV_global.finalizing = 1;
+    for (int pid = 0; pid < MPIR_Process.size; pid++)
+        if (pid != MPIDI_FTDEV_global.my_pid &&
+            MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+            MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.my_pid,
+                                  &notices[pid]);
+    while (!all_peers_finalizing(notices))
+        MPID_Progress_test(NULL);
+    for (int pid = 0; pid < MPIR_Process.size; pid++)
+        if (notices[pid])
+            ucp_request_release(notices[pid]);
 
     close_all_eps();
-
-    /* No worker disappears while a peer may still be flushing to it. */
-    mpi_errno = MPIR_pmi_barrier();
-    MPIR_ERR_CHECK(mpi_errno);
-
     ucp_worker_release_address(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_global.address);
     ucp_worker_destroy(MPIDI_FTDEV_global.worker);
     ucp_cleanup(MPIDI_FTDEV_global.context);
     MPL_free(MPIDI_FTDEV_global.peer_reqs);
+    MPL_free(MPIDI_FTDEV_global.peer_state);
+    MPL_free(MPIDI_FTDEV_global.peer_finalizing);
     MPIDI_FTDEV_global.peer_reqs = NULL;
 
   fn_exit:
+    MPL_free(notices);
     return mpi_errno;
   fn_fail:
     goto fn_exit;

@@ -31,6 +31,9 @@ typedef struct {
     struct MPIR_Request *prev;
     struct MPIR_Request **list;         /* the list it is in, NULL when untracked */
     int pid;                            /* MPROBE: the sender's process id */
+    struct MPIR_Comm *coll_comm;        /* communicator of collective traffic, else NULL */
+    int fail_err;               /* complete with this error when UCX is done */
+    int orphaned;               /* completed by ftdev; UCX's callback only frees it */
 } MPIDI_FTDEV_request_t;
 
 typedef struct {

@@ -27,6 +27,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm 
 {
     ucp_tag_recv_info_t info;
 
+    *flag = 0;
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr));
     if (MPIDI_FTDEV_probe(source, tag, comm, context_offset, addr, 0, &info) == NULL) {
         *flag = 0;
         return MPI_SUCCESS;
@@ -48,6 +50,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_improbe(int source, int tag, MPIR_Comm
     ucp_tag_message_h msg;
     MPIR_Request *req = NULL;
 
+    *flag = 0;
+    *message = NULL;
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr));
     msg = MPIDI_FTDEV_probe(source, tag, comm, context_offset, addr, 1, &info);
     *flag = (msg != NULL);
     if (msg) {

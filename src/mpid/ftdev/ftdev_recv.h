@@ -19,18 +19,20 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_recv_cmpl_cb(void *request, ucs_status
     MPIDI_FTDEV_ucp_request_t *ucp_request = (MPIDI_FTDEV_ucp_request_t *) request;
     MPIR_Request *rreq = (MPIR_Request *) user_data;
 
-    if (likely(status == UCS_OK)) {
-        rreq->status.MPI_ERROR = MPI_SUCCESS;
-        MPIDI_FTDEV_set_status(&rreq->status, rreq->comm, info->sender_tag, info->length);
-    } else if (status == UCS_ERR_MESSAGE_TRUNCATED) {
-        rreq->status.MPI_ERROR = MPI_ERR_TRUNCATE;
-        MPIDI_FTDEV_set_status(&rreq->status, rreq->comm, info->sender_tag, 0);
-    } else if (status == UCS_ERR_CANCELED) {
-        MPIR_STATUS_SET_CANCEL_BIT(rreq->status, TRUE);
-    } else {
-        rreq->status.MPI_ERROR = MPIDI_FTDEV_transfer_error(status);
+    if (MPIDI_FTDEV_request_ucx_finished(rreq)) {
+        if (likely(status == UCS_OK)) {
+            rreq->status.MPI_ERROR = MPI_SUCCESS;
+            MPIDI_FTDEV_set_status(&rreq->status, rreq->comm, info->sender_tag, info->length);
+        } else if (status == UCS_ERR_MESSAGE_TRUNCATED) {
+            rreq->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+            MPIDI_FTDEV_set_status(&rreq->status, rreq->comm, info->sender_tag, 0);
+        } else if (status == UCS_ERR_CANCELED) {
+            MPIR_STATUS_SET_CANCEL_BIT(rreq->status, TRUE);
+        } else {
+            rreq->status.MPI_ERROR = MPIDI_FTDEV_transfer_error(status);
+        }
+        MPIDI_FTDEV_request_done(rreq);
     }
-    MPIDI_FTDEV_request_done(rreq);
     ucp_request->req = NULL;
     ucp_request_release(ucp_request);
 }
@@ -82,6 +84,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIR_Request *rreq = *request;
 
     MPIR_FUNC_ENTER;
+    MPIDI_FTDEV_REFUSE_REQUEST_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(rank == MPI_ANY_SOURCE ?
+                                                                  NULL : addr), request,
+                                         MPIR_REQUEST_KIND__RECV);
 
     if (rreq == NULL) {
         rreq = MPIR_Request_create_from_pool(MPIR_REQUEST_KIND__RECV, 0, 2);
@@ -93,8 +98,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIR_Comm_add_ref(comm);
     *request = rreq;
 
-    MPIDI_FTDEV_track(rreq, rank == MPI_ANY_SOURCE ? &MPIDI_FTDEV_global.wildcard_reqs :
-                      MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid));
+    MPIDI_FTDEV_request_start(rreq, rank == MPI_ANY_SOURCE ? &MPIDI_FTDEV_global.wildcard_reqs :
+                              MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
+                              context_offset);
     mpi_errno = MPIDI_FTDEV_post_recv(rreq, buf, count, datatype, NULL,
                                       MPIDI_FTDEV_recv_tag(comm->recvcontext_id + context_offset,
                                                            tag, rank, addr),
@@ -115,8 +121,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_imrecv(void *buf, MPI_Aint count, MPI_
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_FUNC_ENTER;
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(NULL));
 
-    MPIDI_FTDEV_track(message, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_REQ(message).pid));
+    MPIDI_FTDEV_request_start(message, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_REQ(message).pid),
+                              NULL, 0);
     mpi_errno = MPIDI_FTDEV_post_recv(message, buf, count, datatype,
                                       MPIDI_FTDEV_REQ(message).u.message, 0, 0);
 

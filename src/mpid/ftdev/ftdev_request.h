@@ -29,10 +29,41 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_transfer_error(ucs_status_t status)
                                 ucs_status_string(status));
 }
 
-/* UCX has finished with a request ftdev tracked: drop it from its peer's
- * list and complete it. */
+/* A request about to be handed to UCX and tracked. */
+MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_request_start(MPIR_Request * req, MPIR_Request ** list,
+                                                       MPIR_Comm * comm, int context_offset)
+{
+    /* a collective's traffic is cut short when a member of its
+     * communicator fails, even between live processes */
+    MPIDI_FTDEV_REQ(req).coll_comm =
+        context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */ ? comm : NULL;
+    MPIDI_FTDEV_REQ(req).fail_err = MPI_SUCCESS;
+    MPIDI_FTDEV_REQ(req).orphaned = 0;
+    MPIDI_FTDEV_track(req, list);
+}
+
+/* UCX has finished with a request ftdev tracked. Returns 0 when a failure
+ * already completed it (only the reference UCX held is dropped then);
+ * otherwise the caller fills in the status and calls request_done. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_request_ucx_finished(MPIR_Request * req)
+{
+    if (unlikely(MPIDI_FTDEV_REQ(req).orphaned)) {
+        MPIDI_CH4_REQUEST_FREE(req);
+        return 0;
+    }
+    return 1;
+}
+
+/* Drop the request from its peer's list and complete it, with the error a
+ * failure left on it if any. */
 MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_request_done(MPIR_Request * req)
 {
+    if (unlikely(MPIDI_FTDEV_REQ(req).fail_err != MPI_SUCCESS)) {
+        /* the cancellation that stopped it was ftdev's, not the user's */
+        req->status.MPI_ERROR = MPIDI_FTDEV_REQ(req).fail_err;
+        MPIR_STATUS_SET_CANCEL_BIT(req->status, FALSE);
+        MPIR_STATUS_SET_COUNT(req->status, 0);
+    }
     MPIDI_FTDEV_untrack(req);
     MPIDIU_request_complete(req);
 }

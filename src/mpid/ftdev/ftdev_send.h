@@ -17,12 +17,14 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_send_cmpl_cb(void *request, ucs_status
     MPIDI_FTDEV_ucp_request_t *ucp_request = (MPIDI_FTDEV_ucp_request_t *) request;
     MPIR_Request *req = ucp_request->req;
 
-    if (unlikely(status == UCS_ERR_CANCELED)) {
-        MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
-    } else if (unlikely(status != UCS_OK)) {
-        req->status.MPI_ERROR = MPIDI_FTDEV_transfer_error(status);
+    if (MPIDI_FTDEV_request_ucx_finished(req)) {
+        if (unlikely(status == UCS_ERR_CANCELED)) {
+            MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
+        } else if (unlikely(status != UCS_OK)) {
+            req->status.MPI_ERROR = MPIDI_FTDEV_transfer_error(status);
+        }
+        MPIDI_FTDEV_request_done(req);
     }
-    MPIDI_FTDEV_request_done(req);
     ucp_request->req = NULL;
     ucp_request_release(ucp_request);
 }
@@ -42,6 +44,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
     size_t ucp_count;
 
     MPIR_FUNC_ENTER;
+    MPIDI_FTDEV_REFUSE_REQUEST_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(addr), request,
+                                         MPIR_REQUEST_KIND__SEND);
 
     uint64_t ucp_tag = MPIDI_FTDEV_make_tag(comm->context_id + context_offset,
                                             MPIDI_FTDEV_global.my_pid, tag);
@@ -60,7 +64,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
         MPIR_ERR_CHKANDSTMT(req == NULL, mpi_errno, MPIX_ERR_NOREQ, goto fn_fail, "**nomemreq");
         ucp_request->req = req;
         MPIDI_FTDEV_REQ(req).u.ucp_request = ucp_request;
-        MPIDI_FTDEV_track(req, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid));
+        MPIDI_FTDEV_request_start(req, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
+                                  context_offset);
     } else {
         req = MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND);
     }

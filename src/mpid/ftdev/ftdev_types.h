@@ -68,7 +68,32 @@ typedef struct {
      * MPI_ANY_SOURCE are kept apart. */
     struct MPIR_Request **peer_reqs;
     struct MPIR_Request *wildcard_reqs;
+
+    /* Per process id: MPIDI_FTDEV_PEER_*; and whether it announced that it
+     * is in MPI_Finalize. */
+    uint8_t *peer_state;
+    uint8_t *peer_finalizing;
+    int num_failed;             /* nonzero sends every call to the slow checks */
+    int finalizing;
 } MPIDI_FTDEV_global_t;
+
+enum {
+    MPIDI_FTDEV_PEER_ALIVE = 0,
+    MPIDI_FTDEV_PEER_FAILED,    /* died before MPI_Finalize */
+    MPIDI_FTDEV_PEER_GONE       /* left while this process was finalizing */
+};
+
+/* ftdev's own control messages (active-message id MPIDI_FTDEV_AM_CONTROL) */
+typedef struct {
+    uint32_t type;              /* MPIDI_FTDEV_CTRL_* */
+    int32_t pid;                /* the process the message is about */
+    int32_t from;
+} MPIDI_FTDEV_ctrl_msg_t;
+
+enum {
+    MPIDI_FTDEV_CTRL_FAILED = 1,        /* pid failed */
+    MPIDI_FTDEV_CTRL_FINALIZING         /* the sender is in MPI_Finalize */
+};
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;
 

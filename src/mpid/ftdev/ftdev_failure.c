@@ -1,0 +1,268 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Process failures as the transport sees them. Three sources report a
+ * dead process: a UCX endpoint error (the connection broke, or keepalive
+ * found the peer gone), the launcher (Hydra signals SIGUSR1 and lists the
+ * dead ranks under PMI_dead_processes), and a notice from another survivor.
+ * Each failed process is handled once, whichever source comes first:
+ * the recovery layer records it (and ends the job in ABORT mode), every
+ * other survivor is told, the endpoint is closed, and requests UCX may
+ * never complete are completed here with MPI_ERR_OTHER.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+#include "ftdev_request.h"
+#include <signal.h>
+
+/* SIGUSR1 from the launcher can come before MPI_Init installs ch4's
+ * handler (the process may still be starting when another one dies), and
+ * its default action would kill this process too. Count it from the moment
+ * the library is loaded; ch4's handler chains to this one later. */
+static void early_sigusr1(int sig)
+{
+    MPIDI_global.sigusr1_count++;
+}
+
+__attribute__ ((constructor))
+static void install_early_sigusr1(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGUSR1, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        signal(SIGUSR1, early_sigusr1);
+}
+
+/* ---- completing requests a failure cut short ------------------------- */
+
+/* The user sees the request complete now, with err; UCX keeps its
+ * reference until it lets go of the request (if ever: a request to a dead
+ * peer may stay in UCX forever). */
+static void orphan(MPIR_Request * req, int err)
+{
+    int incomplete;
+
+    MPIDI_FTDEV_untrack(req);
+    req->status.MPI_ERROR = err;
+    MPIR_STATUS_SET_COUNT(req->status, 0);
+    MPIDI_FTDEV_REQ(req).orphaned = 1;
+    MPIR_cc_decr(req->cc_ptr, &incomplete);
+}
+
+/* Sends complete at once: their peer is dead, or (AUTO/MANUAL) about to
+ * drop the message. A receive from the dead process completes at once too
+ * (nothing of it can arrive any more); any other receive is withdrawn from
+ * UCX and completes with err when UCX lets go of it, which is at once
+ * unless a transfer from a live peer already started: that one finishes
+ * first, so that nothing writes into the user's buffer after completion. */
+static void fail_request(MPIR_Request * req, int err, int dead_pid)
+{
+    MPIDI_FTDEV_ucp_request_t *ucp_request = MPIDI_FTDEV_REQ(req).u.ucp_request;
+
+    if (req->kind == MPIR_REQUEST_KIND__SEND ||
+        MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid)) {
+        orphan(req, err);
+    } else {
+        MPIDI_FTDEV_REQ(req).fail_err = err;
+    }
+    if (req->kind != MPIR_REQUEST_KIND__SEND)
+        ucp_request_cancel(MPIDI_FTDEV_global.worker, ucp_request);
+}
+
+static int comm_has_pid(MPIR_Comm * comm, int pid)
+{
+    return comm && MPIDI_FTDEV_rank_of_pid(comm, pid) != MPI_UNDEFINED;
+}
+
+/* Whether a pending request involves the dead process (IGNORE mode): it
+ * is with that process, or a wildcard receive it could have matched, or
+ * traffic of a collective over a communicator it belongs to (which cannot
+ * complete: the other members refuse it once they know). */
+static int involves(MPIR_Request * req, int dead_pid)
+{
+    MPIR_Request **list = MPIDI_FTDEV_REQ(req).list;
+    if (list == MPIDI_FTDEV_peer_list(dead_pid))
+        return 1;
+    if (MPIDI_FTDEV_REQ(req).coll_comm)
+        return comm_has_pid(MPIDI_FTDEV_REQ(req).coll_comm, dead_pid);
+    return list == &MPIDI_FTDEV_global.wildcard_reqs && comm_has_pid(req->comm, dead_pid);
+}
+
+static void fail_list(MPIR_Request ** list, int dead_pid, int all)
+{
+    MPIR_Request *req = *list, *next;
+    for (; req; req = next) {
+        next = MPIDI_FTDEV_REQ(req).next;
+        if (all || involves(req, dead_pid))
+            fail_request(req, MPIR_FTMPI_failure_error(dead_pid), dead_pid);
+    }
+}
+
+/* AUTO/MANUAL: everything pending fails. IGNORE: what involves the dead
+ * process. */
+static void fail_requests(int dead_pid)
+{
+    int all = MPIR_FTMPI_halts_on_failure();
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
+        fail_list(MPIDI_FTDEV_peer_list(pid), dead_pid, all);
+    fail_list(&MPIDI_FTDEV_global.wildcard_reqs, dead_pid, all);
+}
+
+/* ---- control messages ------------------------------------------------- */
+
+static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
+{
+    MPL_free(user_data);
+}
+
+int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, ucs_status_ptr_t * request)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_FTDEV_ctrl_msg_t *msg = MPL_malloc(sizeof(*msg), MPL_MEM_OTHER);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+            UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = ctrl_sent_cb,
+        .user_data = msg,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t r;
+
+    MPIR_ERR_CHKANDJUMP(msg == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    msg->type = type;
+    msg->pid = pid;
+    msg->from = MPIDI_FTDEV_global.my_pid;
+    r = ucp_am_send_nbx(MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep, MPIDI_FTDEV_AM_CONTROL,
+                        NULL, 0, msg, sizeof(*msg), &param);
+    if (r == NULL || UCS_PTR_IS_ERR(r))
+        MPL_free(msg);
+    MPIDI_FTDEV_CHK_REQUEST(r);
+    if (request)
+        *request = r;
+    else if (r)
+        ucp_request_release(r);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (request)
+        *request = NULL;
+    goto fn_exit;
+}
+
+ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length,
+                                      const ucp_am_recv_param_t * param)
+{
+    MPIDI_FTDEV_ctrl_msg_t msg;
+    char how[64];
+
+    MPIR_Assert(length == sizeof(msg));
+    memcpy(&msg, data, sizeof(msg));
+    switch (msg.type) {
+        case MPIDI_FTDEV_CTRL_FAILED:
+            snprintf(how, sizeof(how), "reported by rank %d", msg.from);
+            MPIDI_FTDEV_peer_failed(msg.pid, how);
+            break;
+        case MPIDI_FTDEV_CTRL_FINALIZING:
+            MPIDI_FTDEV_global.peer_finalizing[msg.from] = 1;
+            break;
+        default:
+            MPIR_Assert(0);
+    }
+    return UCS_OK;
+}
+
+/* ---- the one entry point for failures ----------------------------------- */
+
+static void close_ep(int pid)
+{
+    MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+        .flags = UCP_EP_CLOSE_FLAG_FORCE,
+    };
+    if (addr->ep) {
+        ucs_status_ptr_t r = ucp_ep_close_nbx(addr->ep, &param);
+        addr->ep = NULL;
+        if (r && !UCS_PTR_IS_ERR(r))
+            ucp_request_free(r);
+    }
+}
+
+void MPIDI_FTDEV_peer_failed(int pid, const char *how)
+{
+    if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids || pid == MPIDI_FTDEV_global.my_pid ||
+        MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+        return;
+
+    /* While this process finalizes, peers leave as they finish: whether
+     * one left or died, there is nothing more to wait for from it. */
+    if (MPIDI_FTDEV_global.finalizing) {
+        MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_GONE;
+        close_ep(pid);
+        return;
+    }
+
+    MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
+    MPIDI_FTDEV_global.num_failed++;
+    MPIR_FTMPI_record_failure(pid, how);
+
+    for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+        if (p != MPIDI_FTDEV_global.my_pid &&
+            MPIDI_FTDEV_global.peer_state[p] == MPIDI_FTDEV_PEER_ALIVE)
+            MPIDI_FTDEV_send_ctrl(p, MPIDI_FTDEV_CTRL_FAILED, pid, NULL);
+
+    fail_requests(pid);
+    close_ep(pid);
+}
+
+/* "3,5" from the launcher */
+void MPIDI_FTDEV_launcher_reported_failures(const char *list)
+{
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        MPIDI_FTDEV_peer_failed((int) pid, "its launcher saw it die");
+        p = *end == ',' ? end + 1 : end;
+    }
+}
+
+/* ---- refusing operations after a failure -------------------------------- */
+
+int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av)
+{
+    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
+        return MPIR_FTMPI_failure_error(-1);
+    if (av && MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid] == MPIDI_FTDEV_PEER_FAILED)
+        return MPIR_FTMPI_failure_error(MPIDI_FTDEV_AV(av).pid);
+    return MPI_SUCCESS;
+}
+
+static int failed_member(MPIR_Comm * comm, int size, int remote)
+{
+    for (int r = 0; r < size; r++) {
+        int lpid, avtid;
+        if (remote)
+            MPIDIU_comm_rank_to_pid(comm, r, &lpid, &avtid);
+        else
+            MPIDIU_comm_rank_to_pid_local(comm, r, &lpid, &avtid);
+        if (avtid == 0 && MPIDI_FTDEV_global.peer_state[lpid] == MPIDI_FTDEV_PEER_FAILED)
+            return lpid;
+    }
+    return -1;
+}
+
+int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)
+{
+    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
+        return MPIR_FTMPI_failure_error(-1);
+
+    int pid = failed_member(comm, comm->remote_size, 1);
+    if (pid < 0 && comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
+        pid = failed_member(comm, comm->local_size, 0);
+    return pid < 0 ? MPI_SUCCESS : MPIR_FTMPI_failure_error(pid);
+}

@@ -1,0 +1,66 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Failures: entry points of ftdev_failure.c and the checks every
+ * communication call makes. Until some process has failed a check costs
+ * one load and a not-taken branch.
+ */
+
+#ifndef FTDEV_FAILURE_H_INCLUDED
+#define FTDEV_FAILURE_H_INCLUDED
+
+/* Process `pid` failed, as learned `how`; each source calls this. */
+void MPIDI_FTDEV_peer_failed(int pid, const char *how);
+
+/* The launcher's PMI_dead_processes list, e.g. "3,5". */
+void MPIDI_FTDEV_launcher_reported_failures(const char *list);
+
+/* Sends a control message (MPIDI_FTDEV_CTRL_*) about `pid` to process
+ * `to`. With request non-NULL the caller gets the UCX request to watch
+ * (NULL once sent) and must release it. */
+int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, ucs_status_ptr_t * request);
+
+ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length,
+                                      const ucp_am_recv_param_t * param);
+
+/* The error an operation gets after a failure, or MPI_SUCCESS: with av
+ * the peer of a point-to-point operation (NULL: any source), for a
+ * collective or communicator creation over comm. */
+int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av);
+int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
+
+#define MPIDI_FTDEV_REFUSE_IF_FAILED(check_)                    \
+    do {                                                        \
+        if (unlikely(MPIDI_FTDEV_global.num_failed)) {          \
+            int refused_ = (check_);                            \
+            if (refused_ != MPI_SUCCESS)                        \
+                return refused_;                                \
+        }                                                       \
+    } while (0)
+
+/* Refusing a nonblocking operation still hands back a request (MPICH's
+ * bindings publish it before they look at the error): an inert, complete
+ * one. */
+#define MPIDI_FTDEV_REFUSE_REQUEST_IF_FAILED(check_, request_, kind_)   \
+    do {                                                                \
+        if (unlikely(MPIDI_FTDEV_global.num_failed)) {                  \
+            int refused_ = (check_);                                    \
+            if (refused_ != MPI_SUCCESS) {                              \
+                *(request_) = MPIR_Request_create_complete(kind_);      \
+                return refused_;                                        \
+            }                                                           \
+        }                                                               \
+    } while (0)
+
+/* Called by MPICH before any collective and communicator creation
+ * (mpich-patches/coll-device-entry-hook.patch). */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_coll_entry(MPIR_Comm * comm)
+{
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_coll(comm));
+    return MPI_SUCCESS;
+}
+
+#define MPID_COLL_ENTRY_HOOK(comm_) MPIDI_FTDEV_coll_entry(comm_)
+
+#endif /* FTDEV_FAILURE_H_INCLUDED */

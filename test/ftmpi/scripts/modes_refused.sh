@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A bad FTMPI_* value, or processes that disagree on a mode, make MPI_Init
+# fail on every process: one line naming the variable, the value and the
+# allowed values; nonzero exit status; no hang.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$(cd "${MPI_PREFIX:-$here/../../install}" && pwd)
+bin=$here/bin
+mkdir -p "$bin"
+"$prefix/bin/mpicc" -O2 -o "$bin/init_finalize" "$here/init_finalize.c" || exit 1
+fail=0
+
+check() { # label expected-regex command...
+    local label=$1 want=$2
+    shift 2
+    local out rc
+    out=$(timeout -k 5 60 "$@" 2>&1 </dev/null)
+    rc=$?
+    if [ $rc = 0 ] || [ $rc = 124 ]; then
+        echo "$label: exit status $rc"; fail=1
+    elif [ "$(printf '%s\n' "$out" | grep -c .)" != 1 ]; then
+        echo "$label: expected one line, got:"; printf '%s\n' "$out" | head -n 8; fail=1
+    elif ! grep -Eq -- "$want" <<<"$out"; then
+        echo "$label: message '$out' lacks /$want/"; fail=1
+    else
+        echo "$label: ok ($out)"
+    fi
+}
+
+check "bad FTMPI_COMM_MODE" "FTMPI_COMM_MODE=bogus .*abort, rebuild, blank, shrink" \
+    env FTMPI_COMM_MODE=bogus "$prefix/bin/mpiexec" -n 4 "$bin/init_finalize"
+check "bad FTMPI_RECOVERY_MODE" "FTMPI_RECOVERY_MODE=sometimes .*manual, auto, ignore" \
+    env FTMPI_RECOVERY_MODE=sometimes "$prefix/bin/mpiexec" -n 3 "$bin/init_finalize"
+check "bad FTMPI_MSG_MODE" "FTMPI_MSG_MODE=keep .*reset, cont" \
+    env FTMPI_MSG_MODE=keep "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize"
+check "bad FTMPI_COLL_MODE" "FTMPI_COLL_MODE=x .*nonatomic, atomic" \
+    env FTMPI_COLL_MODE=x "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize"
+check "bad value on one process only" "FTMPI_COLL_MODE=twice" \
+    "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize" : -n 1 -env FTMPI_COLL_MODE twice "$bin/init_finalize"
+check "processes disagree" "disagree on FTMPI_COMM_MODE \\(rank 0: shrink, rank 2: blank\\)" \
+    "$prefix/bin/mpiexec" -n 2 -env FTMPI_COMM_MODE shrink "$bin/init_finalize" : \
+    -n 2 -env FTMPI_COMM_MODE blank "$bin/init_finalize"
+exit $fail
