@@ -4,16 +4,19 @@
 #   FTDEV_PREFIX=install STOCK_PREFIX=install-stock bench/run-bench.sh
 #
 # Both builds come from the same MPICH tarball with the same options but the
-# device. Runs alternate between the builds (BENCH_ROUNDS rounds, default 7)
-# so that drift of this shared machine hits both alike; every figure printed
-# is the median over rounds of per-run medians, and ratios are ftdev/stock.
+# device. Runs alternate between the builds (BENCH_ROUNDS rounds, default 15)
+# so that drift of this shared machine hits both alike; the figures printed
+# are the median over rounds of per-run medians, and ratios are ftdev/stock.
+# This machine switches between a fast and a slow regime (2-3x apart) for
+# stretches of runs, for stock MPICH as much as for ftdev, so the best round
+# of each build is printed too.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 ftdev=$(cd "${FTDEV_PREFIX:-$top/install}" && pwd)
 stock=$(cd "${STOCK_PREFIX:-$top/install-stock}" && pwd)
-rounds=${BENCH_ROUNDS:-7}
+rounds=${BENCH_ROUNDS:-15}
 bin=$here/bin
 out=$here/results
 mkdir -p "$bin" "$out"
@@ -46,6 +49,12 @@ done
 
 # raw lines: build program size value [value]
 awk -v rounds="$rounds" '
+function best(key, low,    n, i, a, b) {
+    n = split(vals[key], a, " ")
+    b = a[1] + 0
+    for (i = 2; i <= n; i++) if (low ? a[i] + 0 < b : a[i] + 0 > b) b = a[i] + 0
+    return b
+}
 function median(key,    n, i, j, t, a) {
     n = split(vals[key], a, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
@@ -57,13 +66,14 @@ function median(key,    n, i, j, t, a) {
 }
 END {
     printf "\nping-pong, 2 processes, one node (median of %d rounds)\n", rounds
-    printf "%10s  %12s %12s %7s   %12s %12s %7s\n", "bytes", "ftdev us", "stock us", "ratio", "ftdev MB/s", "stock MB/s", "ratio"
+    printf "%10s  %10s %10s %6s  %10s %10s %6s  | best: %8s %8s %6s\n", "bytes", "ftdev us", "stock us", "ratio", "ftdev MB/s", "stock MB/s", "ratio", "ftdev us", "stock us", "ratio"
     n = asorti_num(sizes, order)
     for (i = 1; i <= n; i++) {
         s = order[i]
         lf = median("lat ftdev " s); ls = median("lat stock " s)
         bf = median("bw ftdev " s); bs = median("bw stock " s)
-        printf "%10d  %12.3f %12.3f %7.2f   %12.0f %12.0f %7.2f\n", s, lf, ls, lf / ls, bf, bs, bf / bs
+        mf = best("lat ftdev " s, 1); ms = best("lat stock " s, 1)
+        printf "%10d  %10.3f %10.3f %6.2f  %10.0f %10.0f %6.2f  | best: %8.3f %8.3f %6.2f\n", s, lf, ls, lf / ls, bf, bs, bf / bs, mf, ms, mf / ms
         if (s == 8) lat8 = lf / ls
         if (s == 1048576) bw1m = bf / bs
         if (s == 4194304) bw4m = bf / bs

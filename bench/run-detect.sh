@@ -32,4 +32,4 @@ for n in 4 8; do
     done
 done
 rm -f "$raw.case"
-echo "(raw: ${raw#$here/../}; one line per survivor: scenario procs ms result)"
+echo "(raw: bench/results/$(basename "$raw"); one line per survivor: scenario procs ms result)"
