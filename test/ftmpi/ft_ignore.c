@@ -14,14 +14,7 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (argc < 3) {
-        fprintf(stderr, "usage: ft_ignore VICTIMS kill|exit\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ft_init(&argc, &argv, 2, "VICTIMS kill|exit", &rank, &size);
     const char *victims = argv[1], *how = argv[2];
     int nvictims = 0, first_victim = -1;
     for (int r = 0; r < size; r++)

@@ -15,14 +15,7 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (argc < 4) {
-        fprintf(stderr, "usage: ft_notify VICTIMS kill|exit WHERE\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ft_init(&argc, &argv, 3, "VICTIMS kill|exit WHERE", &rank, &size);
     const char *victims = argv[1], *how = argv[2], *where = argv[3];
 
     int first_victim = -1, live = -1;

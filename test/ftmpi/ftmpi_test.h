@@ -127,6 +127,21 @@ static inline int ft_in_list(const char *list, int rank)
     return 0;
 }
 
+/* MPI_Init for an FT test: errors are returned, not fatal, on
+ * MPI_COMM_WORLD, and the program has at least nargs arguments. */
+static inline void ft_init(int *argc, char ***argv, int nargs, const char *usage, int *rank,
+                           int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (*argc < nargs + 1) {
+        fprintf(stderr, "usage: %s %s\n", (*argv)[0], usage);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
 #define CHECK_FAILS(call)                                                  \
     do {                                                                   \
         int rc_ = (call);                                                  \

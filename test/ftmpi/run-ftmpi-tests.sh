@@ -57,7 +57,8 @@ build() { # program -> 0 if built
 # Expectations: " No Errors" in the output and exit status 0, unless the line
 # sets EXPECT_EXIT=nonzero and EXPECT_OUTPUT=<regex> (tests of error paths),
 # or EXPECT_SURVIVORS=k (fault-tolerance tests: exactly k processes report
-# " rank R: No Errors", none reports errors). ARGS are the program's
+# " rank R: No Errors", none reports errors, mpiexec names each dead rank
+# once and its exit status counts only the survivors). ARGS are the program's
 # arguments, comma-separated.
 run_entry() {
     local name=$1 np=$2 limit=$3
@@ -94,6 +95,8 @@ run_entry() {
         record "$label" FAIL "$secs" "a survivor found errors (output: $out)"
     elif [ -n "$survivors" ] && [ "$(grep -Ec "rank [0-9]+: No Errors" "$out")" != "$survivors" ]; then
         record "$label" FAIL "$secs" "$(grep -Ec "rank [0-9]+: No Errors" "$out") survivors reported, expected $survivors (output: $out)"
+    elif [ -n "$survivors" ] && [ "$(grep -c "died before MPI_Finalize" "$out")" != $((np - survivors)) ]; then
+        record "$label" FAIL "$secs" "mpiexec reported $(grep -c "died before MPI_Finalize" "$out") dead ranks, expected $((np - survivors)) (output: $out)"
     elif [ -z "$survivors" ] && ! grep -Eq -- "$expect_output" "$out"; then
         record "$label" FAIL "$secs" "output lacks '$expect_output' (output: $out)"
     else

@@ -5,11 +5,8 @@
 # job ends at whichever death is seen first; that one is named, the other
 # cannot be told apart from the processes the launcher then kills).
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-prefix=$(cd "${MPI_PREFIX:-$here/../../install}" && pwd)
-bin=$here/bin
-mkdir -p "$bin"
-"$prefix/bin/mpicc" -O2 -o "$bin/ft_abort" "$here/ft_abort.c" || exit 1
+. "$(dirname "$0")/common.bash"
+build ft_abort || exit 1
 fail=0
 for case in "2 kill" "0 exit" "1+3 kill"; do
     set -- $case

@@ -3,11 +3,8 @@
 # fail on every process: one line naming the variable, the value and the
 # allowed values; nonzero exit status; no hang.
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-prefix=$(cd "${MPI_PREFIX:-$here/../../install}" && pwd)
-bin=$here/bin
-mkdir -p "$bin"
-"$prefix/bin/mpicc" -O2 -o "$bin/init_finalize" "$here/init_finalize.c" || exit 1
+. "$(dirname "$0")/common.bash"
+build init_finalize || exit 1
 fail=0
 
 check() { # label expected-regex command...
