@@ -10,23 +10,33 @@
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 
-enum { NO_FAILURES, FAILURE_RECOGNIZED };
-
 static struct {
-    int state;
-    int *failed;                /* pids in the order they were learned */
+    uint8_t *known;             /* bitmap of every process known to have failed */
+    int *failed;                /* the same, in the order they were learned */
     int num_failed;
-    int failed_cap;
-    /* FTMPI_ERROR_FAILURE: the code and the failures it lists */
+    int num_unhandled;          /* known failures no recovery has handled */
+    /* FTMPI_ERROR_FAILURE: a code, and the MPI_COMM_WORLD ranks it lists */
     int failure_code;
+    int *listed;
     int num_listed;
 } ft = {.failure_code = MPI_SUCCESS };
 
-static void list_ranks(const int *pids, int n, char *buf, size_t len)
+static void list_ranks(const int *ranks, int n, char *buf, size_t len)
 {
     buf[0] = 0;
     for (int i = 0; i < n && strlen(buf) + 16 < len; i++)
-        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", i ? ", " : "", pids[i]);
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", i ? ", " : "", ranks[i]);
+}
+
+void MPIR_FTMPI_set_last_failures(const int *ranks, int n)
+{
+    MPL_free(ft.listed);
+    ft.listed = MPL_malloc((n ? n : 1) * sizeof(int), MPL_MEM_OTHER);
+    MPIR_Assert(ft.listed);
+    memcpy(ft.listed, ranks, n * sizeof(int));
+    ft.num_listed = n;
+    ft.failure_code = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                           MPI_ERR_OTHER, "**ftmpi_failed", 0);
 }
 
 void MPIR_FTMPI_record_failure(int pid, const char *how)
@@ -38,26 +48,34 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
         MPID_Abort(NULL, MPI_SUCCESS, 1, msg);
     }
 
-    if (ft.num_failed == ft.failed_cap) {
-        ft.failed_cap = ft.failed_cap ? 2 * ft.failed_cap : 16;
-        ft.failed = MPL_realloc(ft.failed, ft.failed_cap * sizeof(int), MPL_MEM_OTHER);
-        MPIR_Assert(ft.failed);
+    if (ft.known == NULL) {
+        ft.known = MPL_calloc((MPIR_Process.size + 7) / 8, 1, MPL_MEM_OTHER);
+        ft.failed = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
+        MPIR_Assert(ft.known && ft.failed);
     }
+    ft.known[pid / 8] |= (uint8_t) (1 << (pid % 8));
     ft.failed[ft.num_failed++] = pid;
-    ft.state = FAILURE_RECOGNIZED;
+    ft.num_unhandled++;
 
     /* Without recovery (IGNORE) the attributes describe every failure so
-     * far; otherwise the last recovery, which sets them itself. */
-    if (MPIR_FTMPI_modes.recovery == FTMPI_RECOVERY_MODE_IGNORE) {
-        ft.failure_code = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
-                                               __LINE__, MPI_ERR_OTHER, "**ftmpi_failed", 0);
-        ft.num_listed = ft.num_failed;
-    }
+     * far; otherwise the last recovery sets them. */
+    if (MPIR_FTMPI_modes.recovery == FTMPI_RECOVERY_MODE_IGNORE)
+        MPIR_FTMPI_set_last_failures(ft.failed, ft.num_failed);
+}
+
+int MPIR_FTMPI_known_dead(int pid)
+{
+    return ft.known && ((ft.known[pid / 8] >> (pid % 8)) & 1);
+}
+
+void MPIR_FTMPI_failures_handled(int still_unhandled)
+{
+    ft.num_unhandled = still_unhandled;
 }
 
 int MPIR_FTMPI_failure_pending(void)
 {
-    return ft.state == FAILURE_RECOGNIZED;
+    return ft.num_unhandled > 0;
 }
 
 int MPIR_FTMPI_failure_error(int pid)
@@ -104,7 +122,7 @@ int MPIR_FTMPI_error_string(int code, char *msg, int len)
 
     if (code == MPI_SUCCESS || code != ft.failure_code)
         return 0;
-    list_ranks(ft.failed, ft.num_listed, ranks, sizeof(ranks));
+    list_ranks(ft.listed, ft.num_listed, ranks, sizeof(ranks));
     snprintf(msg, len, "Process failure: %d process%s failed (MPI_COMM_WORLD rank%s %s)",
              ft.num_listed, ft.num_listed == 1 ? "" : "es", ft.num_listed == 1 ? "" : "s", ranks);
     return 1;

@@ -10,6 +10,7 @@
 #define FTMPI_RECOVERY_H_INCLUDED
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- modes (ftmpi_modes.c) ---------------------------------------------- */
 
@@ -56,8 +57,18 @@ int MPIR_FTMPI_halts_on_failure(void);
  * FAILURE_RECOGNIZED. `how` says how it was learned, for messages. */
 void MPIR_FTMPI_record_failure(int pid, const char *how);
 
+/* Whether process `pid` is known to have failed. */
+int MPIR_FTMPI_known_dead(int pid);
+
 /* This process has recognized a failure that no recovery has handled. */
 int MPIR_FTMPI_failure_pending(void);
+
+/* After a recovery: how many known failures it did not handle. */
+void MPIR_FTMPI_failures_handled(int still_unhandled);
+
+/* FTMPI_NUM_FAILED_PROCS and FTMPI_ERROR_FAILURE now describe these
+ * MPI_COMM_WORLD ranks. */
+void MPIR_FTMPI_set_last_failures(const int *ranks, int n);
 
 /* An error code of class MPI_ERR_OTHER for an operation refused or ended
  * by a failure: naming `pid` when the operation involves it, else (pid
@@ -71,5 +82,39 @@ int MPIR_FTMPI_get_attr(int keyval, int *value);
 /* MPI_Error_string of an FTMPI_ERROR_FAILURE code: writes the failed
  * ranks and returns 1; returns 0 for any other code. */
 int MPIR_FTMPI_error_string(int code, char *msg, int len);
+
+/* ---- recovery (ftmpi_agree.c, ftmpi_recover.c) --------------------------- */
+
+/* Runs the survivors' agreement; returns the new epoch, the dead set of
+ * the new world and that of the world the highest-epoch survivor was in
+ * before (bitmaps of process ids; valid until the next agreement). */
+int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev);
+
+/* An agreement message from process `from` (delivered by the device). */
+void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len);
+
+/* MANUAL mode: MPI_Comm_dup(MPI_COMM_WORLD, newcomm) recovers when a
+ * failure is pending, or is a no-op for *newcomm == FT_MPI_CHECK_RECOVER.
+ * Returns 1 when it took the call over (its result in *mpi_errno). */
+struct MPIR_Comm;
+int MPIR_FTMPI_comm_dup_hook(struct MPIR_Comm *comm_ptr, MPI_Comm * newcomm, int *mpi_errno);
+
+/* AUTO mode: the error path of a call that saw a failure. Recovers, calls
+ * MPI_COMM_WORLD's error handler, and returns 1 (the caller then returns
+ * errcode without calling a handler); returns 0 when not applicable. */
+int MPIR_FTMPI_auto_recover(const char *fcname, int errcode);
+
+/* ---- what recovery needs from the device (ch4:ftdev) ------------------- */
+
+void MPIDI_FTDEV_peer_failed(int pid, const char *how);
+int MPIDI_FTDEV_send_recovery_msg(int to, const void *buf, size_t len);
+int MPIDI_FTDEV_peer_finalizing(int pid);
+int MPIDI_FTDEV_world_rank_of_pid(int pid);
+/* The first communicator of the device's registry (all but MPI_COMM_WORLD
+ * and MPI_COMM_SELF) other than skip1 and skip2, or NULL. */
+struct MPIR_Comm *MPIDI_FTDEV_next_user_comm(struct MPIR_Comm *skip1, struct MPIR_Comm *skip2);
+/* Moves the transport to a new epoch whose world lacks the processes in
+ * `dead` (as blanks when `blank`). */
+int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank);
 
 #endif /* FTMPI_RECOVERY_H_INCLUDED */

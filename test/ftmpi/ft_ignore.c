@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, is_victim ? MPI_UNDEFINED : 0, rank, &survivors));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (is_victim) {
-        usleep(200 * 1000);     /* everyone has left the barrier */
+        ft_sleep(0.200);     /* everyone has left the barrier */
         ft_die(how);
     }
 

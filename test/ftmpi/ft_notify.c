@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     if (ft_in_list(victims, rank)) {
-        usleep(300 * 1000);     /* the others are blocked by now */
+        ft_sleep(0.300);     /* the others are blocked by now */
         ft_die(how);
     }
 

@@ -104,6 +104,15 @@ static inline double ft_now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Sleeps for `seconds` even when signals (the launcher's failure notices
+ * are SIGUSR1) interrupt the sleep. */
+static inline void ft_sleep(double seconds)
+{
+    double end = ft_now() + seconds;
+    while (ft_now() < end)
+        usleep(1000);
+}
+
 static inline int ft_class(int rc)
 {
     int cls;

@@ -27,6 +27,12 @@ ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header
     void *payload = (char *) am_hdr + hdr->am_hdr_sz;
     MPIR_Assert(sizeof(*hdr) + hdr->am_hdr_sz + hdr->data_sz == length);
 
+    /* RESET: a message of an epoch before the last recovery is stale */
+    if (!MPIDI_FTDEV_global.unmatched_bits && hdr->epoch < MPIDI_FTDEV_global.epoch) {
+        MPL_free(copy);
+        return UCS_OK;
+    }
+
     int attr = 0;
     MPIDIG_AM_ATTR_SET_VCIS(attr, 0, 0);
     MPIDIG_global.target_msg_cbs[hdr->handler_id] (am_hdr, payload, hdr->data_sz, attr, NULL);

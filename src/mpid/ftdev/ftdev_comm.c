@@ -62,8 +62,22 @@ static int build_pid_map(MPIR_Comm * comm)
     goto fn_exit;
 }
 
+static int is_builtin_world_or_self(MPIR_Comm * comm)
+{
+    return comm == MPIR_Process.comm_world || comm == MPIR_Process.comm_self;
+}
+
 int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
 {
+    MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
+
+    c->next = c->prev = NULL;
+    if (!is_builtin_world_or_self(comm)) {
+        c->next = MPIDI_FTDEV_global.comms;
+        if (c->next)
+            MPIDI_FTDEV_COMM(c->next).prev = comm;
+        MPIDI_FTDEV_global.comms = comm;
+    }
     return build_pid_map(comm);
 }
 
@@ -78,6 +92,14 @@ int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
     MPL_free(c->pid);
     MPL_free(c->rank);
     c->pid = c->rank = NULL;
+    if (!is_builtin_world_or_self(comm)) {
+        if (c->prev)
+            MPIDI_FTDEV_COMM(c->prev).next = c->next;
+        else
+            MPIDI_FTDEV_global.comms = c->next;
+        if (c->next)
+            MPIDI_FTDEV_COMM(c->next).prev = c->prev;
+    }
     return MPI_SUCCESS;
 }
 

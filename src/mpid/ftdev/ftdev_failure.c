@@ -115,10 +115,11 @@ static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
     MPL_free(user_data);
 }
 
-int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, ucs_status_ptr_t * request)
+int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, const void *payload, size_t len,
+                          ucs_status_ptr_t * request)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIDI_FTDEV_ctrl_msg_t *msg = MPL_malloc(sizeof(*msg), MPL_MEM_OTHER);
+    MPIDI_FTDEV_ctrl_msg_t *msg = MPL_malloc(sizeof(*msg) + len, MPL_MEM_OTHER);
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
             UCP_OP_ATTR_FIELD_FLAGS,
@@ -132,8 +133,10 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, ucs_status_ptr_t * request)
     msg->type = type;
     msg->pid = pid;
     msg->from = MPIDI_FTDEV_global.my_pid;
+    if (len)
+        memcpy(msg + 1, payload, len);
     r = ucp_am_send_nbx(MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep, MPIDI_FTDEV_AM_CONTROL,
-                        NULL, 0, msg, sizeof(*msg), &param);
+                        NULL, 0, msg, sizeof(*msg) + len, &param);
     if (r == NULL || UCS_PTR_IS_ERR(r))
         MPL_free(msg);
     MPIDI_FTDEV_CHK_REQUEST(r);
@@ -157,7 +160,7 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     MPIDI_FTDEV_ctrl_msg_t msg;
     char how[64];
 
-    MPIR_Assert(length == sizeof(msg));
+    MPIR_Assert(length >= sizeof(msg));
     memcpy(&msg, data, sizeof(msg));
     switch (msg.type) {
         case MPIDI_FTDEV_CTRL_FAILED:
@@ -166,6 +169,16 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
             break;
         case MPIDI_FTDEV_CTRL_FINALIZING:
             MPIDI_FTDEV_global.peer_finalizing[msg.from] = 1;
+            break;
+        case MPIDI_FTDEV_CTRL_RECOVERY:
+            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE) {
+                /* the payload may be unaligned */
+                void *copy = MPL_malloc(length - sizeof(msg), MPL_MEM_OTHER);
+                MPIR_Assert(copy);
+                memcpy(copy, (char *) data + sizeof(msg), length - sizeof(msg));
+                MPIR_FTMPI_agree_message(msg.from, copy, length - sizeof(msg));
+                MPL_free(copy);
+            }
             break;
         default:
             MPIR_Assert(0);
@@ -211,7 +224,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
         if (p != MPIDI_FTDEV_global.my_pid &&
             MPIDI_FTDEV_global.peer_state[p] == MPIDI_FTDEV_PEER_ALIVE)
-            MPIDI_FTDEV_send_ctrl(p, MPIDI_FTDEV_CTRL_FAILED, pid, NULL);
+            MPIDI_FTDEV_send_ctrl(p, MPIDI_FTDEV_CTRL_FAILED, pid, NULL, 0, NULL);
 
     fail_requests(pid);
     close_ep(pid);
@@ -237,9 +250,16 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av)
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
-    if (av && MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid] == MPIDI_FTDEV_PEER_FAILED)
-        return MPIR_FTMPI_failure_error(MPIDI_FTDEV_AV(av).pid);
-    return MPI_SUCCESS;
+    if (av == NULL)
+        return MPI_SUCCESS;
+    switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
+        case MPIDI_FTDEV_PEER_FAILED:
+            return MPIR_FTMPI_failure_error(MPIDI_FTDEV_AV(av).pid);
+        case MPIDI_FTDEV_PEER_BLANK:
+            return MPIDI_FTDEV_BLANK_PEER;
+        default:
+            return MPI_SUCCESS;
+    }
 }
 
 static int failed_member(MPIR_Comm * comm, int size, int remote)
@@ -250,7 +270,8 @@ static int failed_member(MPIR_Comm * comm, int size, int remote)
             MPIDIU_comm_rank_to_pid(comm, r, &lpid, &avtid);
         else
             MPIDIU_comm_rank_to_pid_local(comm, r, &lpid, &avtid);
-        if (avtid == 0 && MPIDI_FTDEV_global.peer_state[lpid] == MPIDI_FTDEV_PEER_FAILED)
+        /* blanks too: no collective handles them yet */
+        if (avtid == 0 && MPIDI_FTDEV_global.peer_state[lpid] != MPIDI_FTDEV_PEER_ALIVE)
             return lpid;
     }
     return -1;

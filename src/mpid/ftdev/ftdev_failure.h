@@ -9,16 +9,17 @@
 #ifndef FTDEV_FAILURE_H_INCLUDED
 #define FTDEV_FAILURE_H_INCLUDED
 
-/* Process `pid` failed, as learned `how`; each source calls this. */
-void MPIDI_FTDEV_peer_failed(int pid, const char *how);
+/* MPIDI_FTDEV_peer_failed(pid, how), the entry point every failure source
+ * calls, is declared with the device interface in ftmpi_recovery.h. */
 
 /* The launcher's PMI_dead_processes list, e.g. "3,5". */
 void MPIDI_FTDEV_launcher_reported_failures(const char *list);
 
-/* Sends a control message (MPIDI_FTDEV_CTRL_*) about `pid` to process
- * `to`. With request non-NULL the caller gets the UCX request to watch
- * (NULL once sent) and must release it. */
-int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, ucs_status_ptr_t * request);
+/* Sends a control message (MPIDI_FTDEV_CTRL_*) about `pid`, with len
+ * bytes of payload, to process `to`. With request non-NULL the caller gets
+ * the UCX request to watch (NULL once sent) and must release it. */
+int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, const void *payload, size_t len,
+                          ucs_status_ptr_t * request);
 
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
                                       void *data, size_t length,
@@ -30,10 +31,16 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av);
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
+/* refuse_pt2pt's answer for a peer that is a blank of a BLANK world: the
+ * operation behaves as with MPI_PROC_NULL. Error codes are positive. */
+#define MPIDI_FTDEV_BLANK_PEER (-1)
+
 #define MPIDI_FTDEV_REFUSE_IF_FAILED(check_)                    \
     do {                                                        \
         if (unlikely(MPIDI_FTDEV_global.num_failed)) {          \
             int refused_ = (check_);                            \
+            if (refused_ == MPIDI_FTDEV_BLANK_PEER)             \
+                refused_ = MPIR_FTMPI_failure_error(-1);        \
             if (refused_ != MPI_SUCCESS)                        \
                 return refused_;                                \
         }                                                       \
@@ -41,11 +48,17 @@ int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
 /* Refusing a nonblocking operation still hands back a request (MPICH's
  * bindings publish it before they look at the error): an inert, complete
- * one. */
-#define MPIDI_FTDEV_REFUSE_REQUEST_IF_FAILED(check_, request_, kind_)   \
+ * one. With a blank peer the operation completes at once, successfully,
+ * with `blank_request_` (a receive's status is then that of
+ * MPI_PROC_NULL). */
+#define MPIDI_FTDEV_GATE_REQUEST(check_, request_, kind_, blank_request_) \
     do {                                                                \
         if (unlikely(MPIDI_FTDEV_global.num_failed)) {                  \
             int refused_ = (check_);                                    \
+            if (refused_ == MPIDI_FTDEV_BLANK_PEER) {                   \
+                *(request_) = (blank_request_);                         \
+                return MPI_SUCCESS;                                     \
+            }                                                           \
             if (refused_ != MPI_SUCCESS) {                              \
                 *(request_) = MPIR_Request_create_complete(kind_);      \
                 return refused_;                                        \

@@ -34,15 +34,14 @@
 
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_make_tag(int context_id, int pid, int tag)
 {
-    return ((uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT) |
-        ((uint64_t) MPIDI_FTDEV_global.epoch << MPIDI_FTDEV_EPOCH_SHIFT) |
+    return ((uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT) | MPIDI_FTDEV_global.epoch_bits |
         ((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT) | ((uint64_t) tag & MPIDI_FTDEV_TAG_MASK);
 }
 
 /* Matching ignores MPICH's error bits; a wildcard clears its field. */
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_mask(int tag, int source)
 {
-    uint64_t mask = ~(uint64_t) 0;
+    uint64_t mask = ~MPIDI_FTDEV_global.unmatched_bits;
     MPIR_TAG_CLEAR_ERROR_BITS(mask);
     if (tag == MPI_ANY_TAG)
         mask &= ~(uint64_t) MPIR_TAG_USABLE_BITS;

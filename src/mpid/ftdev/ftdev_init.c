@@ -104,6 +104,9 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIDI_FTDEV_global.my_pid = MPIR_Process.rank;
     MPIDI_FTDEV_global.num_pids = MPIR_Process.size;
     MPIDI_FTDEV_global.epoch = 0;
+    MPIDI_FTDEV_global.epoch_bits = 0;
+    MPIDI_FTDEV_global.unmatched_bits =
+        MPIR_FTMPI_modes.msg == FTMPI_MSG_MODE_CONT ? MPIDI_FTDEV_EPOCH_MASK : 0;
     MPIDI_FTDEV_global.peer_reqs = MPL_calloc(MPIR_Process.size, sizeof(MPIR_Request *),
                                               MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_global.peer_reqs == NULL, mpi_errno, MPI_ERR_OTHER,
@@ -288,15 +291,20 @@ static void close_all_eps(void)
 int MPIDI_FTDEV_mpi_finalize_hook(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    ucs_status_ptr_t *notices = MPL_calloc(MPIR_Process.size, sizeof(*notices), MPL_MEM_OTHER);
+    ucs_status_ptr_t *notices = NULL;
 
+    /* without MPI_COMM_WORLD (sessions) the transport never started */
+    if (MPIDI_FTDEV_global.worker == NULL)
+        goto release;
+
+    notices = MPL_calloc(MPIR_Process.size, sizeof(*notices), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(notices == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIDI_FTDEV_global.finalizing = 1;
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (pid != MPIDI_FTDEV_global.my_pid &&
             MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
             MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.my_pid,
-                                  &notices[pid]);
+                                  NULL, 0, &notices[pid]);
     while (!all_peers_finalizing(notices))
         MPID_Progress_test(NULL);
     for (int pid = 0; pid < MPIR_Process.size; pid++)
@@ -306,6 +314,9 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     close_all_eps();
     ucp_worker_release_address(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_global.address);
     ucp_worker_destroy(MPIDI_FTDEV_global.worker);
+    MPIDI_FTDEV_global.worker = NULL;
+
+  release:
     ucp_cleanup(MPIDI_FTDEV_global.context);
     MPL_free(MPIDI_FTDEV_global.peer_reqs);
     MPL_free(MPIDI_FTDEV_global.peer_state);

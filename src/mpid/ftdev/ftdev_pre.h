@@ -61,6 +61,10 @@ typedef struct {
     int n;
     int *pid;                   /* NULL: rank = pid - offset */
     int *rank;
+    /* every communicator but MPI_COMM_WORLD and MPI_COMM_SELF, for the
+     * recovery that destroys them */
+    struct MPIR_Comm *next;
+    struct MPIR_Comm *prev;
 } MPIDI_FTDEV_comm_t;
 
 typedef struct {

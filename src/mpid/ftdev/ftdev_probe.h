@@ -21,6 +21,21 @@ MPL_STATIC_INLINE_PREFIX ucp_tag_message_h MPIDI_FTDEV_probe(int source, int tag
                             MPIDI_FTDEV_recv_mask(tag, source), remove, info);
 }
 
+/* After a failure: MPI_SUCCESS to go on, an error, or MPIDI_FTDEV_BLANK_PEER
+ * when the source is a blank, having found "a message" from it as from
+ * MPI_PROC_NULL. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_probe_gate(int source, MPIDI_av_entry_t * addr,
+                                                    int *flag, MPI_Status * status)
+{
+    int gate = MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr);
+    if (gate == MPIDI_FTDEV_BLANK_PEER) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            MPIR_Status_set_procnull(status);
+    }
+    return gate;
+}
+
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm * comm,
                                                  int context_offset, MPIDI_av_entry_t * addr,
                                                  int *flag, MPI_Status * status)
@@ -28,7 +43,11 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm 
     ucp_tag_recv_info_t info;
 
     *flag = 0;
-    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr));
+    if (unlikely(MPIDI_FTDEV_global.num_failed)) {
+        int gate = MPIDI_FTDEV_probe_gate(source, addr, flag, status);
+        if (gate != MPI_SUCCESS)
+            return gate == MPIDI_FTDEV_BLANK_PEER ? MPI_SUCCESS : gate;
+    }
     if (MPIDI_FTDEV_probe(source, tag, comm, context_offset, addr, 0, &info) == NULL) {
         *flag = 0;
         return MPI_SUCCESS;
@@ -52,7 +71,16 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_improbe(int source, int tag, MPIR_Comm
 
     *flag = 0;
     *message = NULL;
-    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr));
+    if (unlikely(MPIDI_FTDEV_global.num_failed)) {
+        int gate = MPIDI_FTDEV_probe_gate(source, addr, flag, status);
+        if (gate == MPIDI_FTDEV_BLANK_PEER) {
+            /* builtin request 0, whose handle is MPI_MESSAGE_NO_PROC */
+            *message = MPIR_Request_create_complete(MPIR_REQUEST_KIND__UNDEFINED);
+            return MPI_SUCCESS;
+        }
+        if (gate != MPI_SUCCESS)
+            return gate;
+    }
     msg = MPIDI_FTDEV_probe(source, tag, comm, context_offset, addr, 1, &info);
     *flag = (msg != NULL);
     if (msg) {

@@ -84,9 +84,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIR_Request *rreq = *request;
 
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_REFUSE_REQUEST_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(rank == MPI_ANY_SOURCE ?
-                                                                  NULL : addr), request,
-                                         MPIR_REQUEST_KIND__RECV);
+    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(rank == MPI_ANY_SOURCE ? NULL : addr),
+                             request, MPIR_REQUEST_KIND__RECV, MPIR_Request_create_null_recv());
 
     if (rreq == NULL) {
         rreq = MPIR_Request_create_from_pool(MPIR_REQUEST_KIND__RECV, 0, 2);

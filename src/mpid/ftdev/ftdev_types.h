@@ -61,7 +61,9 @@ typedef struct {
 
     int my_pid;
     int num_pids;
-    uint32_t epoch;
+    uint32_t epoch;             /* recovery epoch (generation); its low bits go in tags */
+    uint64_t epoch_bits;        /* the epoch's field of the UCX tag */
+    uint64_t unmatched_bits;    /* tag fields receives ignore: the epoch in CONT mode */
     unsigned idle_polls;        /* consecutive progress calls that found nothing */
 
     /* Requests UCX still owns, by the peer they involve; receives from
@@ -75,11 +77,13 @@ typedef struct {
     uint8_t *peer_finalizing;
     int num_failed;             /* nonzero sends every call to the slow checks */
     int finalizing;
+    struct MPIR_Comm *comms;    /* registry of communicators, see MPIDI_FTDEV_comm_t */
 } MPIDI_FTDEV_global_t;
 
 enum {
     MPIDI_FTDEV_PEER_ALIVE = 0,
     MPIDI_FTDEV_PEER_FAILED,    /* died before MPI_Finalize */
+    MPIDI_FTDEV_PEER_BLANK,     /* failed, and a BLANK world keeps its rank as a hole */
     MPIDI_FTDEV_PEER_GONE       /* left while this process was finalizing */
 };
 
@@ -92,7 +96,8 @@ typedef struct {
 
 enum {
     MPIDI_FTDEV_CTRL_FAILED = 1,        /* pid failed */
-    MPIDI_FTDEV_CTRL_FINALIZING         /* the sender is in MPI_Finalize */
+    MPIDI_FTDEV_CTRL_FINALIZING,        /* the sender is in MPI_Finalize */
+    MPIDI_FTDEV_CTRL_RECOVERY           /* recovery agreement; payload follows */
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;

@@ -1,0 +1,142 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * The transport's part in a recovery: carrying the agreement, and moving
+ * to a new epoch. RESET message mode matches the epoch (8 bits of the UCX
+ * tag; all 32 in active-message headers), so nothing sent before a
+ * recovery is received after it; what is left of older epochs in UCX's
+ * unexpected queue is received into nothing and dropped, as is anything
+ * from the dead in either mode.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+#include "ftdev_request.h"
+
+int MPIDI_FTDEV_send_recovery_msg(int to, const void *buf, size_t len)
+{
+    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_RECOVERY, to, buf, len, NULL);
+}
+
+int MPIDI_FTDEV_peer_finalizing(int pid)
+{
+    return MPIDI_FTDEV_global.peer_finalizing[pid];
+}
+
+int MPIDI_FTDEV_world_rank_of_pid(int pid)
+{
+    return MPIDI_FTDEV_rank_of_pid(MPIR_Process.comm_world, pid);
+}
+
+MPIR_Comm *MPIDI_FTDEV_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
+{
+    MPIR_Comm *comm = MPIDI_FTDEV_global.comms;
+    while (comm && (comm == skip1 || comm == skip2))
+        comm = MPIDI_FTDEV_COMM(comm).next;
+    return comm;
+}
+
+/* ---- dropping unexpected messages ---------------------------------------- */
+
+/* A UCX datatype that unpacks into nothing. */
+static void *discard_start(void *context, void *buf, size_t count)
+{
+    return (void *) (uintptr_t) (count + 1);    /* any non-NULL state */
+}
+
+static size_t discard_size(void *state)
+{
+    return (uintptr_t) state - 1;
+}
+
+static ucs_status_t discard_unpack(void *state, size_t offset, const void *src, size_t len)
+{
+    return UCS_OK;
+}
+
+static void discard_finish(void *state)
+{
+}
+
+static ucp_generic_dt_ops_t discard_ops = {
+    .start_pack = NULL,
+    .start_unpack = discard_start,
+    .packed_size = discard_size,
+    .pack = NULL,
+    .unpack = discard_unpack,
+    .finish = discard_finish,
+};
+
+static void discard_done_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t * info,
+                            void *user_data)
+{
+}
+
+static int drain(uint64_t tag, uint64_t mask)
+{
+    int mpi_errno = MPI_SUCCESS;
+    static ucp_datatype_t discard_dt;
+    static int have_discard_dt;
+    ucp_tag_recv_info_t info;
+    ucp_tag_message_h msg;
+
+    if (!have_discard_dt) {
+        ucs_status_t status = ucp_dt_create_generic(&discard_ops, NULL, &discard_dt);
+        MPIDI_FTDEV_CHK_STATUS(status);
+        have_discard_dt = 1;
+    }
+    while ((msg = ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, tag, mask, 1, &info))) {
+        ucp_request_param_t param = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK,
+            .datatype = discard_dt,
+            .cb.recv = discard_done_cb,
+        };
+        ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.worker, NULL, info.length,
+                                                  msg, &param);
+        if (r && !UCS_PTR_IS_ERR(r))
+            ucp_request_free(r);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* ---- the new epoch ---------------------------------------------------------- */
+
+int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+        if (!((dead[pid / 8] >> (pid % 8)) & 1))
+            continue;
+        /* the survivors may have known of failures this process had not
+         * heard of yet */
+        MPIDI_FTDEV_peer_failed(pid, "agreed on in recovery");
+        if (blank)
+            MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_BLANK;
+        mpi_errno = drain((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT, MPIDI_FTDEV_PID_MASK);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    MPIDI_FTDEV_global.epoch = epoch;
+    MPIDI_FTDEV_global.epoch_bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
+        MPIDI_FTDEV_EPOCH_MASK;
+    if (!MPIDI_FTDEV_global.unmatched_bits) {
+        /* RESET: older epochs can never match again */
+        for (uint64_t e = 0; e < (1 << MPIDI_FTDEV_EPOCH_BITS); e++) {
+            uint64_t bits = e << MPIDI_FTDEV_EPOCH_SHIFT;
+            if (bits == MPIDI_FTDEV_global.epoch_bits)
+                continue;
+            mpi_errno = drain(bits, MPIDI_FTDEV_EPOCH_MASK);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

@@ -1,0 +1,241 @@
+/*
+ * FT-MPICH: the FT-MPI state machine (recovery layer).
+ *
+ * Agreement of the survivors on the failed set and the new world.
+ *
+ * State of every process: its epoch E (how many recoveries its world has
+ * been through), the dead set of its world W(E) (identical on every process
+ * at the same epoch, see below), and the set K of every failure it knows
+ * (K grows only; failure notices between survivors make every K converge).
+ *
+ * Algorithm (one coordinator at a time, the lowest process id not in K):
+ *   1. A process that recovers sends JOIN(E, K, W(E)) to its coordinator,
+ *      and again to the next one whenever its coordinator fails.
+ *   2. Any process that receives a JOIN records the sender as joined, adds
+ *      the sender's K to its own (handling those failures as if it had
+ *      detected them), and keeps the (E, W(E)) of the highest epoch seen.
+ *   3. A coordinator that is recovering itself decides once every process
+ *      not in K has joined (processes already in MPI_Finalize excepted):
+ *      the new epoch is Emax + 1, the new dead set is K, the previous one
+ *      W(Emax). It sends DECIDE(Emax + 1, K, W(Emax)) to every process not
+ *      in K and applies it.
+ *   4. A recovering process applies a DECIDE only from the process it last
+ *      sent its JOIN to, while it does not know that process to be dead.
+ *   Applying a decision sets E and W(E) and forgets the joins of older
+ *   epochs (joins of the new epoch or later, from processes that got ahead,
+ *   belong to the next recovery).
+ *
+ * Why every survivor ends in the same world: a coordinator decides only
+ * with a JOIN from every process it believes alive, and a process sends its
+ * JOIN only to the coordinator it believes in; so two coordinators cannot
+ * both decide from one process's JOIN unless the first died (the process
+ * only moves on when it learns that). If a coordinator dies after some
+ * processes applied its decision E and before others did, the first ones
+ * see a failure in world E and recover again: their JOINs carry (E, W(E)),
+ * so the next coordinator decides E + 1 from W(E) and every survivor,
+ * whichever decisions it saw, ends at epoch E + 1 with the same dead set
+ * and the same previous set (hence the same FTMPI_NUM_FAILED_PROCS).
+ *
+ * Why it terminates: a round waits only for processes not in K; each of
+ * them either joins (it is recovering: MANUAL programs call MPI_Comm_dup,
+ * AUTO ones recover on their own) or dies, which the failure sources add to
+ * every K. A coordinator's death makes the next lowest process coordinator;
+ * with N processes this happens at most N times.
+ */
+
+#include "mpiimpl.h"
+#include "ftmpi_recovery.h"
+
+enum { MSG_JOIN = 1, MSG_DECIDE = 2 };
+
+typedef struct {
+    uint32_t kind;
+    uint32_t epoch;
+    uint8_t sets[];             /* two bitmaps: JOIN K, W(E); DECIDE new, previous */
+} agree_msg_t;
+
+static struct {
+    int n;                      /* processes */
+    int nbytes;                 /* bytes of a bitmap */
+    uint32_t epoch;
+    uint8_t *world_dead;
+    /* joins received for the recovery to come */
+    uint32_t *join_epoch;       /* per process; NO_JOIN when none */
+    uint32_t best_epoch;
+    uint8_t *best_world_dead;
+    /* this process's own recovery */
+    int recovering;
+    int join_target;
+    int decided;
+    uint32_t decided_epoch;
+    uint8_t *decided_dead;
+    uint8_t *decided_prev;
+} ag;
+
+#define NO_JOIN UINT32_MAX
+
+static int bit(const uint8_t * set, int pid)
+{
+    return (set[pid / 8] >> (pid % 8)) & 1;
+}
+
+static void set_bit(uint8_t * set, int pid)
+{
+    set[pid / 8] |= (uint8_t) (1 << (pid % 8));
+}
+
+static void agree_init(void)
+{
+    if (ag.n)
+        return;
+    ag.n = MPIR_Process.size;
+    ag.nbytes = (ag.n + 7) / 8;
+    ag.world_dead = MPL_calloc(5, ag.nbytes, MPL_MEM_OTHER);
+    MPIR_Assert(ag.world_dead);
+    ag.best_world_dead = ag.world_dead + ag.nbytes;
+    ag.decided_dead = ag.world_dead + 2 * ag.nbytes;
+    ag.decided_prev = ag.world_dead + 3 * ag.nbytes;
+    ag.join_epoch = MPL_malloc(ag.n * sizeof(uint32_t), MPL_MEM_OTHER);
+    MPIR_Assert(ag.join_epoch);
+    for (int p = 0; p < ag.n; p++)
+        ag.join_epoch[p] = NO_JOIN;
+    ag.best_epoch = 0;
+    ag.join_target = -1;
+}
+
+static int coordinator(void)
+{
+    for (int p = 0; p < ag.n; p++)
+        if (!MPIR_FTMPI_known_dead(p))
+            return p;
+    return -1;
+}
+
+static void note_join(int from, uint32_t epoch, const uint8_t * world_dead)
+{
+    ag.join_epoch[from] = epoch;
+    if (epoch > ag.best_epoch) {
+        ag.best_epoch = epoch;
+        memcpy(ag.best_world_dead, world_dead, ag.nbytes);
+    }
+}
+
+static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, const uint8_t * b)
+{
+    size_t len = sizeof(agree_msg_t) + 2 * ag.nbytes;
+    agree_msg_t *m = MPL_malloc(len, MPL_MEM_OTHER);
+    MPIR_Assert(m);
+    m->kind = kind;
+    m->epoch = epoch;
+    memcpy(m->sets, a, ag.nbytes);
+    memcpy(m->sets + ag.nbytes, b, ag.nbytes);
+    MPIDI_FTDEV_send_recovery_msg(to, m, len);
+    MPL_free(m);
+}
+
+static void known_dead_set(uint8_t * set)
+{
+    memset(set, 0, ag.nbytes);
+    for (int p = 0; p < ag.n; p++)
+        if (MPIR_FTMPI_known_dead(p))
+            set_bit(set, p);
+}
+
+static void send_join(void)
+{
+    uint8_t *known = MPL_malloc(ag.nbytes, MPL_MEM_OTHER);
+    MPIR_Assert(known);
+    known_dead_set(known);
+    ag.join_target = coordinator();
+    if (ag.join_target == MPIR_Process.rank)
+        note_join(MPIR_Process.rank, ag.epoch, ag.world_dead);
+    else
+        send_msg(ag.join_target, MSG_JOIN, ag.epoch, known, ag.world_dead);
+    MPL_free(known);
+}
+
+void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len)
+{
+    const agree_msg_t *m = buf;
+
+    agree_init();
+    MPIR_Assert(len == sizeof(agree_msg_t) + 2 * (size_t) ag.nbytes);
+    if (m->kind == MSG_JOIN) {
+        /* failures the sender knows of and this process does not */
+        for (int p = 0; p < ag.n; p++)
+            if (bit(m->sets, p) && !MPIR_FTMPI_known_dead(p))
+                MPIDI_FTDEV_peer_failed(p, "reported in recovery");
+        note_join(from, m->epoch, m->sets + ag.nbytes);
+    } else if (m->kind == MSG_DECIDE) {
+        if (ag.recovering && from == ag.join_target && !MPIR_FTMPI_known_dead(from) &&
+            m->epoch > ag.epoch) {
+            ag.decided = 1;
+            ag.decided_epoch = m->epoch;
+            memcpy(ag.decided_dead, m->sets, ag.nbytes);
+            memcpy(ag.decided_prev, m->sets + ag.nbytes, ag.nbytes);
+        }
+    }
+}
+
+/* As coordinator: has every process that is alive and not leaving joined? */
+static int all_joined(void)
+{
+    for (int p = 0; p < ag.n; p++)
+        if (!MPIR_FTMPI_known_dead(p) && !MPIDI_FTDEV_peer_finalizing(p) &&
+            ag.join_epoch[p] == NO_JOIN)
+            return 0;
+    return 1;
+}
+
+static void decide(void)
+{
+    ag.decided = 1;
+    ag.decided_epoch = ag.best_epoch + 1;
+    known_dead_set(ag.decided_dead);
+    memcpy(ag.decided_prev, ag.best_world_dead, ag.nbytes);
+    for (int p = 0; p < ag.n; p++)
+        if (p != MPIR_Process.rank && !MPIR_FTMPI_known_dead(p))
+            send_msg(p, MSG_DECIDE, ag.decided_epoch, ag.decided_dead, ag.decided_prev);
+}
+
+static void apply_decision(void)
+{
+    ag.epoch = ag.decided_epoch;
+    memcpy(ag.world_dead, ag.decided_dead, ag.nbytes);
+    for (int p = 0; p < ag.n; p++)
+        if (ag.join_epoch[p] != NO_JOIN && ag.join_epoch[p] < ag.epoch)
+            ag.join_epoch[p] = NO_JOIN;
+    if (ag.best_epoch < ag.epoch) {
+        ag.best_epoch = ag.epoch;
+        memcpy(ag.best_world_dead, ag.world_dead, ag.nbytes);
+    }
+}
+
+int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev)
+{
+    agree_init();
+    ag.recovering = 1;
+    ag.decided = 0;
+    /* the joins kept from others start from this process's own epoch */
+    if (ag.best_epoch < ag.epoch) {
+        ag.best_epoch = ag.epoch;
+        memcpy(ag.best_world_dead, ag.world_dead, ag.nbytes);
+    }
+    send_join();
+
+    while (!ag.decided) {
+        MPID_Progress_test(NULL);
+        if (MPIR_FTMPI_known_dead(ag.join_target) || coordinator() != ag.join_target)
+            send_join();
+        else if (ag.join_target == MPIR_Process.rank && all_joined())
+            decide();
+    }
+
+    apply_decision();
+    ag.recovering = 0;
+    ag.join_target = -1;
+    *epoch = ag.decided_epoch;
+    *dead = ag.decided_dead;
+    *prev = ag.decided_prev;
+    return MPI_SUCCESS;
+}
