@@ -97,6 +97,7 @@ stock: tree
 bench: install stock
 	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-bench.sh
 	@FTDEV_PREFIX=$(PREFIX) bench/run-detect.sh
+	@FTDEV_PREFIX=$(PREFIX) bench/run-recover.sh
 
 check-mpich: install stock
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)

@@ -48,15 +48,18 @@ int main(int argc, char **argv)
     };
     MPI_Comm comms[2] = { MPI_COMM_WORLD, MPI_COMM_SELF };
 
+    /* all values fetched first: each must stay valid while others are read */
+    const size_t nwant = sizeof(want) / sizeof(want[0]);
     for (int c = 0; c < 2; c++) {
-        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-            int *p = NULL, flag = 0;
-            CHECK_MPI(MPI_Comm_get_attr(comms[c], want[i].keyval, &p, &flag));
-            CHECK(flag == 1 && p != NULL, "keyval %#x: flag %d", want[i].keyval, flag);
-            if (flag && p)
-                CHECK(*p == want[i].value, "keyval %#x: value %d, expected %d", want[i].keyval,
-                      *p, want[i].value);
+        int *p[16] = { NULL }, flag[16] = { 0 };
+        for (size_t i = 0; i < nwant; i++) {
+            CHECK_MPI(MPI_Comm_get_attr(comms[c], want[i].keyval, &p[i], &flag[i]));
+            CHECK(flag[i] == 1 && p[i] != NULL, "keyval %#x: flag %d", want[i].keyval, flag[i]);
         }
+        for (size_t i = 0; i < nwant; i++)
+            if (flag[i] && p[i])
+                CHECK(*p[i] == want[i].value, "keyval %#x: value %d, expected %d",
+                      want[i].keyval, *p[i], want[i].value);
     }
 
     /* the FT-MPI attributes are permanent */
