@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #define MAXP 64
+#define BIG  (1 << 18)          /* ints: 1 MiB, sent with rendezvous */
 
 static int blank_mode, auto_mode, cont_mode;
 static int alive[MAXP];         /* by process id */
@@ -52,6 +53,16 @@ static int world_rank_of(int pid)
         return pid;
     int r = 0;
     for (int p = 0; p < pid; p++)
+        r += alive[p];
+    return r;
+}
+
+/* The rank of process id pid in a communicator of the live processes of
+ * its parity, ordered by process id (MPI_Comm_split(world, pid % 2, pid)). */
+static int parity_rank_of(int pid)
+{
+    int r = 0;
+    for (int p = pid % 2; p < pid; p += 2)
         r += alive[p];
     return r;
 }
@@ -132,16 +143,35 @@ int main(int argc, char **argv)
         if (!blank_mode || cycle == 0)
             CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &sub));
 
-        /* a message to the next live process that it will only look for
-         * after the recovery: RESET must drop it, CONT deliver it */
-        int next = -1;
-        for (int i = 1; i < nproc && next < 0; i++)
-            if (alive[(me + i) % nproc] && !ft_in_list(item, (me + i) % nproc))
-                next = (me + i) % nproc;
+        /* messages to the next live process that it only looks for after
+         * the recovery: RESET must drop them, CONT deliver them. One is large
+         * (rendezvous), on MPI_COMM_WORLD; one small, on the sub-communicator,
+         * to be received on the one made again in the same order after the
+         * recovery (same context id) */
+        /* CONT delivers a send that was pending at the failure after the
+         * recovery, from its buffer as it then is: each cycle sends from a
+         * buffer of its own that nothing changes */
+        static int big_in[BIG];
+        int *big_out = malloc(BIG * sizeof(int));
+        MPI_Request big_req = MPI_REQUEST_NULL;
+        int next = -1, next_same = -1;
+        for (int i = 1; i < nproc; i++) {
+            int q = (me + i) % nproc;
+            if (!alive[q] || ft_in_list(item, q))
+                continue;
+            if (next < 0)
+                next = q;
+            if (next_same < 0 && q % 2 == me % 2 && q > me)
+                next_same = q;
+        }
         int early = 1000 * cycle + me;
+        for (int i = 0; i < BIG; i++)
+            big_out[i] = early;
         if (!ft_in_list(item, me) && next >= 0)
-            CHECK_MPI(MPI_Send(&early, 1, MPI_INT, world_rank_of(next), 70 + cycle,
-                               MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Isend(big_out, BIG, MPI_INT, world_rank_of(next), 70 + cycle,
+                                MPI_COMM_WORLD, &big_req));
+        if (!ft_in_list(item, me) && next_same >= 0 && sub != MPI_COMM_NULL)
+            CHECK_MPI(MPI_Send(&early, 1, MPI_INT, parity_rank_of(next_same), 80 + cycle, sub));
         ring(me, "before the failure");
 
         if (ft_in_list(item, me)) {
@@ -220,8 +250,13 @@ int main(int argc, char **argv)
                                MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(pin[0] == me && pin[1] == -me, "cycle %d: datatype after recovery", cycle);
 
-        /* the message sent before the failure (whose sender may have died
+        /* the messages sent before the failure (whose senders may have died
          * later when processes die during the recovery) */
+        if (big_req != MPI_REQUEST_NULL) {
+            rc = MPI_Wait(&big_req, MPI_STATUS_IGNORE);
+            CHECK(rc == MPI_SUCCESS || ft_class(rc) == MPI_ERR_OTHER,
+                  "cycle %d: waiting for the large send gave class %d", cycle, ft_class(rc));
+        }
         int prev = -1;
         for (int i = 1; i < nproc && prev < 0; i++)
             if (alive[(me - i + nproc) % nproc])
@@ -234,15 +269,17 @@ int main(int argc, char **argv)
                 CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 70 + cycle, MPI_COMM_WORLD, &got, &st));
             while (!got && cont_mode && ft_now() - t0 < 5);
             if (cont_mode) {
-                int val = -1;
+                int val;
                 CHECK(got, "cycle %d: CONT lost the message sent before the failure", cycle);
                 if (got) {
-                    CHECK_MPI(MPI_Recv(&val, 1, MPI_INT, st.MPI_SOURCE, 70 + cycle,
+                    big_in[0] = big_in[BIG - 1] = -1;
+                    CHECK_MPI(MPI_Recv(big_in, BIG, MPI_INT, st.MPI_SOURCE, 70 + cycle,
                                        MPI_COMM_WORLD, &st));
-                    CHECK(val / 1000 == cycle && alive[val % 1000] &&
+                    val = big_in[0];
+                    CHECK(val / 1000 == cycle && alive[val % 1000] && big_in[BIG - 1] == val &&
                           st.MPI_SOURCE == world_rank_of(val % 1000),
-                          "cycle %d: CONT message %d came from rank %d", cycle, val,
-                          st.MPI_SOURCE);
+                          "cycle %d: CONT message %d..%d came from rank %d", cycle, val,
+                          big_in[BIG - 1], st.MPI_SOURCE);
                 }
             } else {
                 CHECK(!got, "cycle %d: RESET delivered a message sent before the failure",
@@ -274,6 +311,30 @@ int main(int argc, char **argv)
             CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, half));
             CHECK(sum == expect, "cycle %d: allreduce on a new communicator %d, expected %d",
                   cycle, sum, expect);
+
+            /* made in the same order as the old sub-communicator: in CONT
+             * mode it receives what was sent on that one */
+            int prev_same = -1;
+            for (int p = me - 2; p >= 0 && prev_same < 0; p -= 2)
+                if (alive[p])
+                    prev_same = p;
+            if (prev_same >= 0 && !during && !ft_in_list(item, prev_same)) {
+                int got = 0, val = -1;
+                MPI_Status st;
+                double t0 = ft_now();
+                do
+                    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 80 + cycle, half, &got, &st));
+                while (!got && cont_mode && ft_now() - t0 < 5);
+                CHECK(got == cont_mode, "cycle %d: a message of the old sub-communicator %s",
+                      cycle, got ? "arrived (RESET)" : "was lost (CONT)");
+                if (got) {
+                    CHECK_MPI(MPI_Recv(&val, 1, MPI_INT, st.MPI_SOURCE, 80 + cycle, half, &st));
+                    CHECK(val == 1000 * cycle + prev_same &&
+                          st.MPI_SOURCE == parity_rank_of(prev_same),
+                          "cycle %d: old sub-communicator message %d from rank %d", cycle, val,
+                          st.MPI_SOURCE);
+                }
+            }
             int one = 1;
             CHECK_MPI(MPI_Allreduce(&one, &ones, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
             CHECK(ones == nalive, "cycle %d: allreduce over the world %d", cycle, ones);
