@@ -5,12 +5,9 @@
 # processes; DETECT_RUNS kills per case (default 20), the victim rotating
 # over the ranks. Prints median and max over all survivors of all runs.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-prefix=$(cd "${FTDEV_PREFIX:-$here/../install}" && pwd)
+. "$(dirname "$0")/fault-common.bash"
+fault_bench_setup detect
 runs=${DETECT_RUNS:-20}
-mkdir -p "$here/bin" "$here/results"
-"$prefix/bin/mpicc" -O2 -o "$here/bin/detect" "$here/detect.c"
-raw=$here/results/detect-$(date +%Y%m%d-%H%M%S).txt
 
 printf '%-12s %5s %6s %10s %10s %8s\n' scenario procs kills "median ms" "max ms" "wrong"
 for n in 4 8; do
@@ -19,7 +16,7 @@ for n in 4 8; do
         for i in $(seq "$runs"); do
             victim=$(( (i * 7 + 1) % n ))
             out=$(FTMPI_COMM_MODE=shrink timeout -k 5 60 "$prefix/bin/mpiexec" -n "$n" \
-                "$here/bin/detect" "$scenario" "$victim" 2>/dev/null </dev/null || true)
+                "$bin/detect" "$scenario" "$victim" 2>/dev/null </dev/null || true)
             kill=$(awk '/^KILL/ { print $2 }' <<<"$out")
             awk -v k="$kill" -v s="$scenario" -v n="$n" '/^DETECT/ { printf "%s %d %.3f %s\n", s, n, ($3 - k) * 1000, $4 }' \
                 <<<"$out" | tee -a "$raw" >>"$raw.case"

@@ -6,12 +6,9 @@
 # the default) and start it again with mpiexec until every process is back
 # past MPI_Init and a barrier.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-prefix=$(cd "${FTDEV_PREFIX:-$here/../install}" && pwd)
+. "$(dirname "$0")/fault-common.bash"
+fault_bench_setup recover
 runs=${RECOVER_RUNS:-20}
-mkdir -p "$here/bin" "$here/results"
-"$prefix/bin/mpicc" -O2 -o "$here/bin/recover" "$here/recover.c"
-raw=$here/results/recover-$(date +%Y%m%d-%H%M%S).txt
 now() { date +%s.%N; }
 
 stats() { # label: reads ms values, prints median and max
@@ -28,7 +25,7 @@ for n in 4 8; do
             for i in $(seq "$runs"); do
                 victim=$(( (i * 3 + 1) % n ))
                 out=$(FTMPI_COMM_MODE=$comm FTMPI_RECOVERY_MODE=$rec timeout -k 5 60 \
-                    "$prefix/bin/mpiexec" -n "$n" "$here/bin/recover" "$victim" 2>/dev/null </dev/null || true)
+                    "$prefix/bin/mpiexec" -n "$n" "$bin/recover" "$victim" 2>/dev/null </dev/null || true)
                 # the slowest survivor sets the time; a broken world fails the run
                 awk -v c="$comm/$rec" -v n="$n" '/^KILL/ { k = $2 } /^RECOVERED/ { if ($3 > t) t = $3; if ($4 != "ok") bad = 1 }
                     END { if (k && t && !bad) printf "%s %d %.3f\n", c, n, (t - k) * 1000; else printf "%s %d FAILED\n", c, n }' \
@@ -39,11 +36,11 @@ for n in 4 8; do
     # today's alternative: the job ends (ABORT), then a new one gets back to
     # the same point
     for i in $(seq "$runs"); do
-        out=$(timeout -k 5 60 "$prefix/bin/mpiexec" -n "$n" "$here/bin/recover" 1 2>/dev/null </dev/null || true)
+        out=$(timeout -k 5 60 "$prefix/bin/mpiexec" -n "$n" "$bin/recover" 1 2>/dev/null </dev/null || true)
         ended=$(now)
         kill=$(awk '/^KILL/ { print $2 }' <<<"$out")
         start=$(now)
-        out=$(timeout -k 5 60 "$prefix/bin/mpiexec" -n "$n" "$here/bin/recover" -1 2>/dev/null </dev/null)
+        out=$(timeout -k 5 60 "$prefix/bin/mpiexec" -n "$n" "$bin/recover" -1 2>/dev/null </dev/null)
         ready=$(awk '/^READY/ { if ($3 > t) t = $3 } END { print t }' <<<"$out")
         awk -v k="$kill" -v e="$ended" -v s="$start" -v r="$ready" -v n="$n" \
             'BEGIN { printf "relaunch %d %.3f\n", n, ((e - k) + (r - s)) * 1000 }' | tee -a "$raw"
