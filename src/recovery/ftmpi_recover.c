@@ -189,6 +189,9 @@ static int recover(void)
         mpi_errno = shrink_world(dead_set);
         MPIR_ERR_CHECK(mpi_errno);
     }
+    /* a failure can interrupt a nonblocking collective that only some
+     * processes had started: the world's schedule tags start over */
+    MPIR_Process.comm_world->next_sched_tag = MPIR_FIRST_NBC_TAG;
 
     MPIR_FTMPI_set_last_failures(ranks, nfailed);
     for (int pid = 0; pid < MPIR_Process.size; pid++)

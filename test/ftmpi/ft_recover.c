@@ -174,6 +174,33 @@ int main(int argc, char **argv)
             CHECK_MPI(MPI_Send(&early, 1, MPI_INT, parity_rank_of(next_same), 80 + cycle, sub));
         ring(me, "before the failure");
 
+        /* a receive from the previous survivor, posted before the failure;
+         * the sender sends only after the recovery. CONT keeps it pending
+         * (waits fail until the recovery, then it completes); RESET ends it
+         * with MPI_ERR_OTHER and a new receive gets the message */
+        int pend_from = -1, pend_val = -1;
+        MPI_Request pend_req = MPI_REQUEST_NULL;
+        for (int i = 1; i < nproc && pend_from < 0; i++) {
+            int q = (me - i + nproc) % nproc;
+            if (alive[q] && !ft_in_list(item, q))
+                pend_from = q;
+        }
+        if (!ft_in_list(item, me) && !during && pend_from >= 0)
+            CHECK_MPI(MPI_Irecv(&pend_val, 1, MPI_INT, world_rank_of(pend_from), 90 + cycle,
+                                MPI_COMM_WORLD, &pend_req));
+
+        /* a nonblocking broadcast that only its root starts before the
+         * failure: after the recovery, the next one must neither see its
+         * message nor stumble over its schedule tag */
+        int stale_root = -1, stale = -1000 - cycle;
+        MPI_Request stale_req = MPI_REQUEST_NULL;
+        for (int p = 0; p < nproc && stale_root < 0; p++)
+            if (alive[p] && !ft_in_list(item, p) && !(during && ft_in_list(during, p)))
+                stale_root = p;
+        if (!blank_mode && me == stale_root)
+            CHECK_MPI(MPI_Ibcast(&stale, 1, MPI_INT, world_rank_of(me), MPI_COMM_WORLD,
+                                 &stale_req));
+
         if (ft_in_list(item, me)) {
             ft_sleep(0.100);
             ft_die(how);
@@ -199,6 +226,15 @@ int main(int argc, char **argv)
             CHECK(handler_calls == calls_before + 1, "cycle %d: error handler called %d times",
                   cycle, handler_calls - calls_before);
         } else {
+            if (pend_req != MPI_REQUEST_NULL) {
+                int f = 0;
+                rc = MPI_Test(&pend_req, &f, MPI_STATUS_IGNORE);
+                CHECK(ft_class(rc) == MPI_ERR_OTHER, "cycle %d: MPI_Test before recovery gave "
+                      "class %d", cycle, ft_class(rc));
+                CHECK((pend_req == MPI_REQUEST_NULL) == !cont_mode,
+                      "cycle %d: the pending receive %s", cycle,
+                      cont_mode ? "was ended (CONT)" : "is still pending (RESET)");
+            }
             MPI_Comm x = FT_MPI_CHECK_RECOVER;
             rc = MPI_Comm_dup(MPI_COMM_WORLD, &x);
             CHECK(rc == MPI_SUCCESS && x == MPI_COMM_WORLD, "cycle %d: recovery returned %d",
@@ -250,41 +286,67 @@ int main(int argc, char **argv)
                                MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(pin[0] == me && pin[1] == -me, "cycle %d: datatype after recovery", cycle);
 
-        /* the messages sent before the failure (whose senders may have died
-         * later when processes die during the recovery) */
-        if (big_req != MPI_REQUEST_NULL) {
-            rc = MPI_Wait(&big_req, MPI_STATUS_IGNORE);
-            CHECK(rc == MPI_SUCCESS || ft_class(rc) == MPI_ERR_OTHER,
-                  "cycle %d: waiting for the large send gave class %d", cycle, ft_class(rc));
-        }
-        int prev = -1;
-        for (int i = 1; i < nproc && prev < 0; i++)
-            if (alive[(me - i + nproc) % nproc])
-                prev = (me - i + nproc) % nproc;
-        if (prev >= 0 && !during) {
+        /* the large message the previous survivor sent before the failure
+         * (CONT delivers it unless its sender died during the recovery;
+         * RESET never does), then this process's own large send, which
+         * its receiver has now taken (CONT) or which ended at the failure */
+        if (!ft_in_list(item, me) && pend_from >= 0) {
             int got = 0;
             MPI_Status st;
             double t0 = ft_now();
             do
                 CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 70 + cycle, MPI_COMM_WORLD, &got, &st));
-            while (!got && cont_mode && ft_now() - t0 < 5);
-            if (cont_mode) {
-                int val;
+            while (!got && cont_mode && alive[pend_from] && ft_now() - t0 < 5);
+            if (cont_mode && alive[pend_from]) {
                 CHECK(got, "cycle %d: CONT lost the message sent before the failure", cycle);
                 if (got) {
+                    int val;
                     big_in[0] = big_in[BIG - 1] = -1;
                     CHECK_MPI(MPI_Recv(big_in, BIG, MPI_INT, st.MPI_SOURCE, 70 + cycle,
                                        MPI_COMM_WORLD, &st));
                     val = big_in[0];
-                    CHECK(val / 1000 == cycle && alive[val % 1000] && big_in[BIG - 1] == val &&
-                          st.MPI_SOURCE == world_rank_of(val % 1000),
+                    CHECK(val == 1000 * cycle + pend_from && big_in[BIG - 1] == val &&
+                          st.MPI_SOURCE == world_rank_of(pend_from),
                           "cycle %d: CONT message %d..%d came from rank %d", cycle, val,
                           big_in[BIG - 1], st.MPI_SOURCE);
                 }
             } else {
-                CHECK(!got, "cycle %d: RESET delivered a message sent before the failure",
-                      cycle);
+                CHECK(!got, "cycle %d: a message sent before the failure by %s was delivered",
+                      cycle, cont_mode ? "a process that died since" : "a survivor (RESET)");
             }
+        }
+        if (big_req != MPI_REQUEST_NULL) {
+            rc = MPI_Wait(&big_req, MPI_STATUS_IGNORE);
+            if (cont_mode && alive[next])
+                CHECK(rc == MPI_SUCCESS, "cycle %d: CONT: the large send to a survivor gave "
+                      "class %d", cycle, ft_class(rc));
+            else
+                CHECK(rc == MPI_SUCCESS || ft_class(rc) == MPI_ERR_OTHER,
+                      "cycle %d: waiting for the large send gave class %d", cycle, ft_class(rc));
+        }
+
+        /* the receive that was pending across the failure */
+        if (!ft_in_list(item, me) && !during && pend_from >= 0) {
+            int nxt = -1, val = 1000 * cycle + me;
+            for (int i = 1; i < nproc && nxt < 0; i++)
+                if (alive[(me + i) % nproc])
+                    nxt = (me + i) % nproc;
+            CHECK_MPI(MPI_Send(&val, 1, MPI_INT, world_rank_of(nxt), 90 + cycle,
+                               MPI_COMM_WORLD));
+            MPI_Status st;
+            if (pend_req != MPI_REQUEST_NULL) {
+                rc = MPI_Wait(&pend_req, &st);
+                CHECK(cont_mode ? rc == MPI_SUCCESS : ft_class(rc) == MPI_ERR_OTHER,
+                      "cycle %d: waiting again for the pending receive gave class %d", cycle,
+                      ft_class(rc));
+            }
+            if (!cont_mode)
+                CHECK_MPI(MPI_Recv(&pend_val, 1, MPI_INT, world_rank_of(pend_from), 90 + cycle,
+                                   MPI_COMM_WORLD, &st));
+            CHECK(pend_val == 1000 * cycle + pend_from &&
+                  st.MPI_SOURCE == world_rank_of(pend_from),
+                  "cycle %d: pending receive got %d from rank %d", cycle, pend_val,
+                  st.MPI_SOURCE);
         }
 
         ring(me, "after recovery");
@@ -335,6 +397,19 @@ int main(int argc, char **argv)
                           st.MPI_SOURCE);
                 }
             }
+            if (stale_req != MPI_REQUEST_NULL) {
+                rc = MPI_Wait(&stale_req, MPI_STATUS_IGNORE);
+                CHECK(rc == MPI_SUCCESS || ft_class(rc) == MPI_ERR_OTHER,
+                      "cycle %d: the broadcast started before the failure gave class %d",
+                      cycle, ft_class(rc));
+            }
+            int fresh = me == stale_root ? 1000 * cycle + me : -1;
+            MPI_Request fresh_req;
+            CHECK_MPI(MPI_Ibcast(&fresh, 1, MPI_INT, world_rank_of(stale_root), MPI_COMM_WORLD,
+                                 &fresh_req));
+            CHECK_MPI(MPI_Wait(&fresh_req, MPI_STATUS_IGNORE));
+            CHECK(fresh == 1000 * cycle + stale_root, "cycle %d: broadcast after the recovery "
+                  "gave %d, expected %d", cycle, fresh, 1000 * cycle + stale_root);
             int one = 1;
             CHECK_MPI(MPI_Allreduce(&one, &ones, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
             CHECK(ones == nalive, "cycle %d: allreduce over the world %d", cycle, ones);

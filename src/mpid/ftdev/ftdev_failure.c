@@ -60,7 +60,7 @@ static void fail_request(MPIR_Request * req, int err, int dead_pid)
     MPIDI_FTDEV_ucp_request_t *ucp_request = MPIDI_FTDEV_REQ(req).u.ucp_request;
 
     if (req->kind == MPIR_REQUEST_KIND__SEND ||
-        MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid)) {
+        (dead_pid >= 0 && MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid))) {
         orphan(req, err);
     } else {
         MPIDI_FTDEV_REQ(req).fail_err = err;
@@ -88,24 +88,51 @@ static int involves(MPIR_Request * req, int dead_pid)
     return list == &MPIDI_FTDEV_global.wildcard_reqs && comm_has_pid(req->comm, dead_pid);
 }
 
-static void fail_list(MPIR_Request ** list, int dead_pid, int all)
+/* Which pending requests a failure ends. IGNORE: those that involve the
+ * dead process. AUTO/MANUAL with RESET: all (nothing from before the
+ * recovery is received after it). AUTO/MANUAL with CONT: those with the
+ * dead process, collective traffic, and those of blocking calls; the
+ * application's own stay pending, and its waits return MPI_ERR_OTHER until
+ * the recovery after which they can complete. */
+static int ends_now(MPIR_Request * req, int dead_pid)
+{
+    if (!MPIR_FTMPI_halts_on_failure())
+        return involves(req, dead_pid);
+    if (!MPIDI_FTDEV_global.unmatched_bits)
+        return 1;
+    return MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid) ||
+        MPIDI_FTDEV_REQ(req).coll_comm || MPIDI_FTDEV_REQ(req).blocking;
+}
+
+static void fail_list(MPIR_Request ** list, int dead_pid)
 {
     MPIR_Request *req = *list, *next;
     for (; req; req = next) {
         next = MPIDI_FTDEV_REQ(req).next;
-        if (all || involves(req, dead_pid))
+        if (ends_now(req, dead_pid))
             fail_request(req, MPIR_FTMPI_failure_error(dead_pid), dead_pid);
     }
 }
 
-/* AUTO/MANUAL: everything pending fails. IGNORE: what involves the dead
- * process. */
+void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void)
+{
+    for (int pid = 0; pid <= MPIDI_FTDEV_global.num_pids; pid++) {
+        MPIR_Request **list = pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_peer_list(pid) :
+            &MPIDI_FTDEV_global.wildcard_reqs;
+        MPIR_Request *req = *list, *next;
+        for (; req; req = next) {
+            next = MPIDI_FTDEV_REQ(req).next;
+            if (req->comm && MPIR_Object_get_ref(req->comm) <= 0)
+                fail_request(req, MPIR_FTMPI_failure_error(-1), -1);
+        }
+    }
+}
+
 static void fail_requests(int dead_pid)
 {
-    int all = MPIR_FTMPI_halts_on_failure();
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
-        fail_list(MPIDI_FTDEV_peer_list(pid), dead_pid, all);
-    fail_list(&MPIDI_FTDEV_global.wildcard_reqs, dead_pid, all);
+        fail_list(MPIDI_FTDEV_peer_list(pid), dead_pid);
+    fail_list(&MPIDI_FTDEV_global.wildcard_reqs, dead_pid);
 }
 
 /* ---- control messages ------------------------------------------------- */
@@ -220,6 +247,8 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
     MPIDI_FTDEV_global.num_failed++;
     MPIR_FTMPI_record_failure(pid, how);
+    if (MPIR_FTMPI_halts_on_failure() && MPIDI_FTDEV_global.unmatched_bits)
+        MPIDI_FTDEV_global.progress_fails = 1;
 
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
         if (p != MPIDI_FTDEV_global.my_pid &&

@@ -25,6 +25,10 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param);
 
+/* Recovery destroyed communicators: their pending receives end with an
+ * error (CONT keeps the application's requests past a failure). */
+void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void);
+
 /* The error an operation gets after a failure, or MPI_SUCCESS: with av
  * the peer of a point-to-point operation (NULL: any source), for a
  * collective or communicator creation over comm. */

@@ -38,10 +38,13 @@ MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_make_tag(int context_id, int pid, 
         ((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT) | ((uint64_t) tag & MPIDI_FTDEV_TAG_MASK);
 }
 
-/* Matching ignores MPICH's error bits; a wildcard clears its field. */
-MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_mask(int tag, int source)
+/* Matching ignores MPICH's error bits; a wildcard clears its field. CONT
+ * leaves the epoch unmatched for point-to-point traffic only: a collective
+ * that failed must not feed the same collective after the recovery. */
+MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_mask(int context_id, int tag, int source)
 {
-    uint64_t mask = ~MPIDI_FTDEV_global.unmatched_bits;
+    uint64_t mask = ((context_id & MPIR_CONTEXT_SUFFIX_MASK) == MPIR_CONTEXT_INTRA_COLL) ?
+        ~(uint64_t) 0 : ~MPIDI_FTDEV_global.unmatched_bits;
     MPIR_TAG_CLEAR_ERROR_BITS(mask);
     if (tag == MPI_ANY_TAG)
         mask &= ~(uint64_t) MPIR_TAG_USABLE_BITS;

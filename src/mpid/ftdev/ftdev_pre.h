@@ -33,7 +33,8 @@ typedef struct {
     int pid;                            /* MPROBE: the sender's process id */
     struct MPIR_Comm *coll_comm;        /* communicator of collective traffic, else NULL */
     int fail_err;               /* complete with this error when UCX is done */
-    int orphaned;               /* completed by ftdev; UCX's callback only frees it */
+    uint8_t orphaned;           /* completed by ftdev; UCX's callback only frees it */
+    uint8_t blocking;           /* started by a blocking call (MPID_starting_blocking_op) */
 } MPIDI_FTDEV_request_t;
 
 typedef struct {

@@ -15,10 +15,10 @@ MPL_STATIC_INLINE_PREFIX ucp_tag_message_h MPIDI_FTDEV_probe(int source, int tag
                                                              MPIDI_av_entry_t * addr, int remove,
                                                              ucp_tag_recv_info_t * info)
 {
-    uint64_t ucp_tag = MPIDI_FTDEV_recv_tag(comm->recvcontext_id + context_offset, tag, source,
-                                            addr);
+    int context_id = comm->recvcontext_id + context_offset;
+    uint64_t ucp_tag = MPIDI_FTDEV_recv_tag(context_id, tag, source, addr);
     return ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, ucp_tag,
-                            MPIDI_FTDEV_recv_mask(tag, source), remove, info);
+                            MPIDI_FTDEV_recv_mask(context_id, tag, source), remove, info);
 }
 
 /* After a failure: MPI_SUCCESS to go on, an error, or MPIDI_FTDEV_BLANK_PEER

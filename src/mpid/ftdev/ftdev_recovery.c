@@ -121,18 +121,22 @@ int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
         MPIR_ERR_CHECK(mpi_errno);
     }
 
+    MPIDI_FTDEV_fail_requests_of_destroyed_comms();
     MPIDI_FTDEV_global.epoch = epoch;
     MPIDI_FTDEV_global.epoch_bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
         MPIDI_FTDEV_EPOCH_MASK;
-    if (!MPIDI_FTDEV_global.unmatched_bits) {
-        /* RESET: older epochs can never match again */
-        for (uint64_t e = 0; e < (1 << MPIDI_FTDEV_EPOCH_BITS); e++) {
-            uint64_t bits = e << MPIDI_FTDEV_EPOCH_SHIFT;
-            if (bits == MPIDI_FTDEV_global.epoch_bits)
-                continue;
-            mpi_errno = drain(bits, MPIDI_FTDEV_EPOCH_MASK);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
+    /* what older epochs sent can never match again: nothing in RESET, the
+     * traffic of collectives in CONT (see MPIDI_FTDEV_recv_mask) */
+    uint64_t context_mask = MPIDI_FTDEV_global.unmatched_bits ?
+        (uint64_t) MPIR_CONTEXT_SUFFIX_MASK << MPIDI_FTDEV_CONTEXT_ID_SHIFT : 0;
+    uint64_t context_bits = MPIDI_FTDEV_global.unmatched_bits ?
+        (uint64_t) MPIR_CONTEXT_INTRA_COLL << MPIDI_FTDEV_CONTEXT_ID_SHIFT : 0;
+    for (uint64_t e = 0; e < (1 << MPIDI_FTDEV_EPOCH_BITS); e++) {
+        uint64_t bits = e << MPIDI_FTDEV_EPOCH_SHIFT;
+        if (bits == MPIDI_FTDEV_global.epoch_bits)
+            continue;
+        mpi_errno = drain(bits | context_bits, MPIDI_FTDEV_EPOCH_MASK | context_mask);
+        MPIR_ERR_CHECK(mpi_errno);
     }
 
   fn_exit:

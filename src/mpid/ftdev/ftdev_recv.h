@@ -100,10 +100,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIDI_FTDEV_request_start(rreq, rank == MPI_ANY_SOURCE ? &MPIDI_FTDEV_global.wildcard_reqs :
                               MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
                               context_offset);
+    int context_id = comm->recvcontext_id + context_offset;
     mpi_errno = MPIDI_FTDEV_post_recv(rreq, buf, count, datatype, NULL,
-                                      MPIDI_FTDEV_recv_tag(comm->recvcontext_id + context_offset,
-                                                           tag, rank, addr),
-                                      MPIDI_FTDEV_recv_mask(tag, rank));
+                                      MPIDI_FTDEV_recv_tag(context_id, tag, rank, addr),
+                                      MPIDI_FTDEV_recv_mask(context_id, tag, rank));
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:

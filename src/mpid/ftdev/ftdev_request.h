@@ -39,6 +39,7 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_request_start(MPIR_Request * req, MPIR
         context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */ ? comm : NULL;
     MPIDI_FTDEV_REQ(req).fail_err = MPI_SUCCESS;
     MPIDI_FTDEV_REQ(req).orphaned = 0;
+    MPIDI_FTDEV_REQ(req).blocking = MPID_starting_blocking_op;
     MPIDI_FTDEV_track(req, list);
 }
 

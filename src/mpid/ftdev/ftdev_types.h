@@ -76,6 +76,7 @@ typedef struct {
     uint8_t *peer_state;
     uint8_t *peer_finalizing;
     int num_failed;             /* nonzero sends every call to the slow checks */
+    int progress_fails;         /* CONT: a failure awaits recovery, waits return errors */
     int finalizing;
     struct MPIR_Comm *comms;    /* registry of communicators, see MPIDI_FTDEV_comm_t */
 } MPIDI_FTDEV_global_t;
