@@ -57,6 +57,27 @@ MPL_STATIC_INLINE_PREFIX MPIDI_FTDEV_am_buf_t *MPIDI_FTDEV_am_buf_create(int han
     return b;
 }
 
+/* Sends one MPIDIG active message; param's send callback also runs when
+ * UCX completes the send in place. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_am_send(MPIR_Comm * comm, int rank, const void *buf,
+                                                 size_t count, ucp_request_param_t * param)
+{
+    int mpi_errno = MPI_SUCCESS;
+    ucs_status_ptr_t ucp_request = ucp_am_send_nbx(MPIDI_FTDEV_comm_ep(comm, rank),
+                                                   MPIDI_FTDEV_AM_MPIDIG, NULL, 0, buf, count,
+                                                   param);
+    MPIDI_FTDEV_CHK_REQUEST(ucp_request);
+    if (ucp_request == NULL)
+        param->cb.send(NULL, UCS_OK, param->user_data);
+    else
+        ucp_request_release(ucp_request);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_isend(int rank, MPIR_Comm * comm, int handler_id,
                                                const void *am_hdr, MPI_Aint am_hdr_sz,
                                                const void *data, MPI_Aint count,
@@ -109,14 +130,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_isend(int rank, MPIR_Comm * comm, int h
     sreq->dev.ch4.am.netmod_am.ftdev.handler_id = handler_id;
     sreq->dev.ch4.am.netmod_am.ftdev.pack_buffer = b;
 
-    ucs_status_ptr_t ucp_request = ucp_am_send_nbx(MPIDI_FTDEV_comm_ep(comm, rank),
-                                                   MPIDI_FTDEV_AM_MPIDIG, NULL, 0,
-                                                   ucp_buf, ucp_count, &param);
-    MPIDI_FTDEV_CHK_REQUEST(ucp_request);
-    if (ucp_request == NULL)
-        MPIDI_FTDEV_am_isend_cmpl_cb(NULL, UCS_OK, sreq);
-    else
-        ucp_request_release(ucp_request);
+    mpi_errno = MPIDI_FTDEV_am_send(comm, rank, ucp_buf, ucp_count, &param);
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
@@ -155,14 +170,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_send_hdr(int rank, MPIR_Comm * comm, in
     MPIR_ERR_CHKANDJUMP(b == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     param.user_data = b;
 
-    ucs_status_ptr_t ucp_request = ucp_am_send_nbx(MPIDI_FTDEV_comm_ep(comm, rank),
-                                                   MPIDI_FTDEV_AM_MPIDIG, NULL, 0, &b->hdr,
-                                                   sizeof(b->hdr) + am_hdr_sz, &param);
-    MPIDI_FTDEV_CHK_REQUEST(ucp_request);
-    if (ucp_request == NULL)
-        MPL_free(b);
-    else
-        ucp_request_release(ucp_request);
+    mpi_errno = MPIDI_FTDEV_am_send(comm, rank, &b->hdr, sizeof(b->hdr) + am_hdr_sz, &param);
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
