@@ -327,11 +327,9 @@ int main(int argc, char **argv)
 
         /* the receive that was pending across the failure */
         if (!ft_in_list(item, me) && !during && pend_from >= 0) {
-            int nxt = -1, val = 1000 * cycle + me;
-            for (int i = 1; i < nproc && nxt < 0; i++)
-                if (alive[(me + i) % nproc])
-                    nxt = (me + i) % nproc;
-            CHECK_MPI(MPI_Send(&val, 1, MPI_INT, world_rank_of(nxt), 90 + cycle,
+            /* next: the following survivor, whose pending receive waits for this */
+            int val = 1000 * cycle + me;
+            CHECK_MPI(MPI_Send(&val, 1, MPI_INT, world_rank_of(next), 90 + cycle,
                                MPI_COMM_WORLD));
             MPI_Status st;
             if (pend_req != MPI_REQUEST_NULL) {

@@ -104,17 +104,13 @@ static int ends_now(MPIR_Request * req, int dead_pid)
         MPIDI_FTDEV_REQ(req).coll_comm || MPIDI_FTDEV_REQ(req).blocking;
 }
 
-static void fail_list(MPIR_Request ** list, int dead_pid)
+static int comm_destroyed(MPIR_Request * req, int dead_pid)
 {
-    MPIR_Request *req = *list, *next;
-    for (; req; req = next) {
-        next = MPIDI_FTDEV_REQ(req).next;
-        if (ends_now(req, dead_pid))
-            fail_request(req, MPIR_FTMPI_failure_error(dead_pid), dead_pid);
-    }
+    return req->comm && MPIR_Object_get_ref(req->comm) <= 0;
 }
 
-void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void)
+/* Fails every tracked request for which ends(req, dead_pid) holds. */
+static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid)
 {
     for (int pid = 0; pid <= MPIDI_FTDEV_global.num_pids; pid++) {
         MPIR_Request **list = pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_peer_list(pid) :
@@ -122,17 +118,15 @@ void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void)
         MPIR_Request *req = *list, *next;
         for (; req; req = next) {
             next = MPIDI_FTDEV_REQ(req).next;
-            if (req->comm && MPIR_Object_get_ref(req->comm) <= 0)
-                fail_request(req, MPIR_FTMPI_failure_error(-1), -1);
+            if (ends(req, dead_pid))
+                fail_request(req, MPIR_FTMPI_failure_error(dead_pid), dead_pid);
         }
     }
 }
 
-static void fail_requests(int dead_pid)
+void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void)
 {
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
-        fail_list(MPIDI_FTDEV_peer_list(pid), dead_pid);
-    fail_list(&MPIDI_FTDEV_global.wildcard_reqs, dead_pid);
+    fail_tracked(comm_destroyed, -1);
 }
 
 /* ---- control messages ------------------------------------------------- */
@@ -255,7 +249,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
             MPIDI_FTDEV_global.peer_state[p] == MPIDI_FTDEV_PEER_ALIVE)
             MPIDI_FTDEV_send_ctrl(p, MPIDI_FTDEV_CTRL_FAILED, pid, NULL, 0, NULL);
 
-    fail_requests(pid);
+    fail_tracked(ends_now, pid);
     close_ep(pid);
 }
 
