@@ -211,7 +211,8 @@ static void apply_decision(void)
     }
 }
 
-int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev)
+int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev,
+                     int *decider)
 {
     agree_init();
     ag.recovering = 1;
@@ -232,10 +233,24 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
     }
 
     apply_decision();
+    *decider = ag.join_target;
     ag.recovering = 0;
     ag.join_target = -1;
     *epoch = ag.decided_epoch;
     *dead = ag.decided_dead;
     *prev = ag.decided_prev;
     return MPI_SUCCESS;
+}
+
+void MPIR_FTMPI_agree_world_rebuilt(void)
+{
+    memset(ag.world_dead, 0, ag.nbytes);
+    if (ag.best_epoch == ag.epoch)
+        memset(ag.best_world_dead, 0, ag.nbytes);
+}
+
+void MPIR_FTMPI_agree_start_at(uint32_t epoch)
+{
+    agree_init();
+    ag.epoch = ag.best_epoch = epoch;
 }

@@ -63,6 +63,18 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
         MPIR_FTMPI_set_last_failures(ft.failed, ft.num_failed);
 }
 
+void MPIR_FTMPI_revive(int pid)
+{
+    int i, j;
+    if (!MPIR_FTMPI_known_dead(pid))
+        return;
+    ft.known[pid / 8] &= (uint8_t) ~(1 << (pid % 8));
+    for (i = j = 0; i < ft.num_failed; i++)
+        if (ft.failed[i] != pid)
+            ft.failed[j++] = ft.failed[i];
+    ft.num_failed = j;
+}
+
 int MPIR_FTMPI_known_dead(int pid)
 {
     return ft.known && ((ft.known[pid / 8] >> (pid % 8)) & 1);

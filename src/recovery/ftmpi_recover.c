@@ -19,6 +19,7 @@
 #include "ftmpi_recovery.h"
 
 static int in_recovery;
+static int restarted;           /* this process replaced a failed one (REBUILD) */
 
 static int dead(const uint8_t * set, int pid)
 {
@@ -164,20 +165,23 @@ static int recover(void)
     int mpi_errno = MPI_SUCCESS;
     uint32_t epoch;
     const uint8_t *dead_set, *prev;
-    int nfailed = 0, unhandled = 0;
+    int nfailed, unhandled = 0, decider, again;
+    int rebuild = MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_REBUILD;
     int *ranks = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
 
     MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    MPIR_ERR_CHKANDJUMP(MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_REBUILD, mpi_errno,
-                        MPI_ERR_OTHER, "**ftmpi_norebuild");
 
     in_recovery = 1;
-    mpi_errno = MPIR_FTMPI_agree(&epoch, &dead_set, &prev);
+  agree:
+    mpi_errno = MPIR_FTMPI_agree(&epoch, &dead_set, &prev, &decider);
     MPIR_ERR_CHECK(mpi_errno);
 
-    /* what this recovery handled, in MPI_COMM_WORLD's ranks before it */
+    /* what this recovery handled, in MPI_COMM_WORLD's ranks before it (a
+     * rebuilt world had no dead, but a rebuild that had to start over did
+     * not get that far) */
+    nfailed = 0;
     for (int pid = 0; pid < MPIR_Process.size; pid++)
-        if (dead(dead_set, pid) && !dead(prev, pid))
+        if (dead(dead_set, pid) && (rebuild || !dead(prev, pid)))
             ranks[nfailed++] = MPIDI_FTDEV_world_rank_of_pid(pid);
 
     destroy_comms();
@@ -188,6 +192,12 @@ static int recover(void)
     if (MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_SHRINK) {
         mpi_errno = shrink_world(dead_set);
         MPIR_ERR_CHECK(mpi_errno);
+    } else if (rebuild) {
+        mpi_errno = MPIDI_FTDEV_rebuild(epoch, dead_set, decider, &again);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (again)
+            goto agree;
+        MPIR_FTMPI_agree_world_rebuilt();
     }
     /* a failure can interrupt a nonblocking collective that only some
      * processes had started: the world's schedule tags start over */
@@ -208,6 +218,18 @@ static int recover(void)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+void MPIR_FTMPI_joined(uint32_t epoch, const int *replaced, int n)
+{
+    MPIR_FTMPI_agree_start_at(epoch);
+    MPIR_FTMPI_set_last_failures(replaced, n);
+    restarted = 1;
+}
+
+int MPIR_FTMPI_restarted_node(void)
+{
+    return restarted;
 }
 
 int MPIR_FTMPI_comm_dup_hook(MPIR_Comm * comm_ptr, MPI_Comm * newcomm, int *mpi_errno)

@@ -52,6 +52,10 @@ int MPIR_FTMPI_halts_on_failure(void);
 
 /* ---- failures (ftmpi_failure.c) --------------------------------------- */
 
+/* REBUILD: process `pid` was replaced; the failure of the process it had is
+ * forgotten. */
+void MPIR_FTMPI_revive(int pid);
+
 /* The transport learned that process `pid` failed (each pid once). Ends
  * the job in ABORT mode; otherwise records it and moves this process to
  * FAILURE_RECOGNIZED. `how` says how it was learned, for messages. */
@@ -88,7 +92,21 @@ int MPIR_FTMPI_error_string(int code, char *msg, int len);
 /* Runs the survivors' agreement; returns the new epoch, the dead set of
  * the new world and that of the world the highest-epoch survivor was in
  * before (bitmaps of process ids; valid until the next agreement). */
-int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev);
+int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev,
+                     int *decider);
+
+/* REBUILD: the processes the last agreement found dead were replaced; the
+ * world of this epoch has no dead. */
+void MPIR_FTMPI_agree_world_rebuilt(void);
+
+/* A replacement starts its agreements in the world it joined at `epoch`. */
+void MPIR_FTMPI_agree_start_at(uint32_t epoch);
+
+/* A replacement joined the world at `epoch`, with the processes `replaced`
+ * (itself included) new in it. MPI_Init then returns
+ * MPI_INIT_RESTARTED_NODE (MPIR_FTMPI_restarted_node). */
+void MPIR_FTMPI_joined(uint32_t epoch, const int *replaced, int n);
+int MPIR_FTMPI_restarted_node(void);
 
 /* An agreement message from process `from` (delivered by the device). */
 void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len);
@@ -116,5 +134,10 @@ struct MPIR_Comm *MPIDI_FTDEV_next_user_comm(struct MPIR_Comm *skip1, struct MPI
 /* Moves the transport to a new epoch whose world lacks the processes in
  * `dead` (as blanks when `blank`). */
 int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank);
+/* REBUILD, after begin_epoch: replaces the processes in `dead`, with
+ * `coordinator` (the process that decided the agreement) launching them.
+ * Sets *again when the coordinator failed before the rebuild completed:
+ * the survivors then agree again. */
+int MPIDI_FTDEV_rebuild(uint32_t epoch, const uint8_t * dead, int coordinator, int *again);
 
 #endif /* FTMPI_RECOVERY_H_INCLUDED */

@@ -57,22 +57,25 @@ build() { # program -> 0 if built
 # Expectations: " No Errors" in the output and exit status 0, unless the line
 # sets EXPECT_EXIT=nonzero and EXPECT_OUTPUT=<regex> (tests of error paths),
 # or EXPECT_SURVIVORS=k (fault-tolerance tests: exactly k processes report
-# " rank R: No Errors", none reports errors, mpiexec names each dead rank
-# once and its exit status counts only the survivors). ARGS are the program's
-# arguments, comma-separated.
+# " rank R: No Errors", none reports errors, mpiexec names each dead process
+# once, nprocs - k of them unless EXPECT_DEATHS says otherwise (REBUILD
+# replaces the dead), and its exit status counts only the processes alive
+# at the end). ARGS are the program's arguments, comma-separated.
 run_entry() {
     local name=$1 np=$2 limit=$3
     shift 3
-    local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors=
+    local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors= deaths=
     for kv in "$@"; do
         case "$kv" in
             EXPECT_EXIT=*) expect_exit=${kv#EXPECT_EXIT=} ;;
             EXPECT_OUTPUT=*) expect_output=${kv#EXPECT_OUTPUT=} ;;
             EXPECT_SURVIVORS=*) survivors=${kv#EXPECT_SURVIVORS=} ;;
+            EXPECT_DEATHS=*) deaths=${kv#EXPECT_DEATHS=} ;;
             ARGS=*) IFS=, read -r -a args <<<"${kv#ARGS=}" ;;
             *=*) envs+=("$kv") ;;
         esac
     done
+    [ -n "$survivors" ] && [ -z "$deaths" ] && deaths=$((np - survivors))
     local label="$name -n $np${args[*]:+ ${args[*]}}${envs[*]:+ ${envs[*]}}"
     local prog=${name%%.*}
     if ! build "$prog"; then
@@ -95,8 +98,8 @@ run_entry() {
         record "$label" FAIL "$secs" "a survivor found errors (output: $out)"
     elif [ -n "$survivors" ] && [ "$(grep -Ec "rank [0-9]+: No Errors" "$out")" != "$survivors" ]; then
         record "$label" FAIL "$secs" "$(grep -Ec "rank [0-9]+: No Errors" "$out") survivors reported, expected $survivors (output: $out)"
-    elif [ -n "$survivors" ] && [ "$(grep -c "died before MPI_Finalize" "$out")" != $((np - survivors)) ]; then
-        record "$label" FAIL "$secs" "mpiexec reported $(grep -c "died before MPI_Finalize" "$out") dead ranks, expected $((np - survivors)) (output: $out)"
+    elif [ -n "$survivors" ] && [ "$(grep -c "died before MPI_Finalize" "$out")" != "$deaths" ]; then
+        record "$label" FAIL "$secs" "mpiexec reported $(grep -c "died before MPI_Finalize" "$out") dead ranks, expected $deaths (output: $out)"
     elif [ -z "$survivors" ] && ! grep -Eq -- "$expect_output" "$out"; then
         record "$label" FAIL "$secs" "output lacks '$expect_output' (output: $out)"
     else

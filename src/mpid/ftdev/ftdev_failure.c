@@ -201,6 +201,15 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
                 MPL_free(copy);
             }
             break;
+        case MPIDI_FTDEV_CTRL_REBUILD:{
+                /* also from a replacement not yet installed */
+                void *copy = MPL_malloc(length - sizeof(msg), MPL_MEM_OTHER);
+                MPIR_Assert(copy);
+                memcpy(copy, (char *) data + sizeof(msg), length - sizeof(msg));
+                MPIDI_FTDEV_rebuild_message(msg.from, copy, length - sizeof(msg));
+                MPL_free(copy);
+                break;
+            }
         default:
             MPIR_Assert(0);
     }
@@ -253,16 +262,21 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     close_ep(pid);
 }
 
-/* "3,5" from the launcher */
+/* "3,5" from the launcher: ranks of the processes it started with the job.
+ * A replacement runs in a process group of its own, whose list this is
+ * for it; and a rank that was replaced is not the process listed. */
 void MPIDI_FTDEV_launcher_reported_failures(const char *list)
 {
     const char *p = list;
+    if (MPIDI_FTDEV_global.is_replacement)
+        return;
     while (*p) {
         char *end;
         long pid = strtol(p, &end, 10);
         if (end == p)
             break;
-        MPIDI_FTDEV_peer_failed((int) pid, "its launcher saw it die");
+        if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids && !MPIDI_FTDEV_global.replaced[pid])
+            MPIDI_FTDEV_peer_failed((int) pid, "its launcher saw it die");
         p = *end == ',' ? end + 1 : end;
     }
 }

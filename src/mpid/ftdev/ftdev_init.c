@@ -114,7 +114,14 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIDI_FTDEV_global.wildcard_reqs = NULL;
     MPIDI_FTDEV_global.peer_state = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
     MPIDI_FTDEV_global.peer_finalizing = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_state || !MPIDI_FTDEV_global.peer_finalizing,
+    MPIDI_FTDEV_global.peer_address = MPL_calloc(MPIR_Process.size, sizeof(void *),
+                                                 MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.peer_address_len = MPL_calloc(MPIR_Process.size, sizeof(size_t),
+                                                     MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.replaced = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_state || !MPIDI_FTDEV_global.peer_finalizing ||
+                        !MPIDI_FTDEV_global.peer_address ||
+                        !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.replaced,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
 
     *tag_bits = MPIDI_FTDEV_TAG_BITS;
@@ -131,13 +138,14 @@ static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     char how[96];
     snprintf(how, sizeof(how), "connection error: %s", ucs_status_string(status));
-    MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
+    if (!MPIDI_FTDEV_replacement_ep_failed((int) (intptr_t) arg))
+        MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
 }
 
 /* Every endpoint reports a peer's failure, except the one to this process
  * itself: UCX's loopback transport has no peer-failure support, and a
  * process cannot outlive itself. */
-static int create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
+int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
 {
     int mpi_errno = MPI_SUCCESS;
     ucp_ep_params_t params = {
@@ -217,6 +225,15 @@ int MPIDI_FTDEV_init_world(void)
                                     &MPIDI_FTDEV_global.address_len);
     MPIDI_FTDEV_CHK_STATUS(status);
 
+    for (int pid = 0; pid < MPIR_Process.size; pid++)
+        MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).pid = pid;
+    if (MPIDI_FTDEV_global.is_replacement) {
+        if (modes_error[0])
+            MPIR_FTMPI_exit_at_init(modes_error);
+        mpi_errno = MPIDI_FTDEV_rejoin();
+        goto fn_exit;
+    }
+
     size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.address_len;
     business_card_t *card = MPL_malloc(card_len, MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -233,8 +250,9 @@ int MPIDI_FTDEV_init_world(void)
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
         business_card_t *peer = (business_card_t *) ((char *) table + pid * bc_len);
-        addr->pid = pid;
-        mpi_errno = create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
+        mpi_errno = MPIDI_FTDEV_create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1, bc_len - sizeof(business_card_t));
         MPIR_ERR_CHECK(mpi_errno);
     }
     mpi_errno = MPIDU_bc_table_destroy();
@@ -321,6 +339,11 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPL_free(MPIDI_FTDEV_global.peer_reqs);
     MPL_free(MPIDI_FTDEV_global.peer_state);
     MPL_free(MPIDI_FTDEV_global.peer_finalizing);
+    for (int pid = 0; MPIDI_FTDEV_global.peer_address && pid < MPIR_Process.size; pid++)
+        MPL_free(MPIDI_FTDEV_global.peer_address[pid]);
+    MPL_free(MPIDI_FTDEV_global.peer_address);
+    MPL_free(MPIDI_FTDEV_global.peer_address_len);
+    MPL_free(MPIDI_FTDEV_global.replaced);
     MPIDI_FTDEV_global.peer_reqs = NULL;
 
   fn_exit:

@@ -79,6 +79,16 @@ typedef struct {
     int progress_fails;         /* CONT: a failure awaits recovery, waits return errors */
     int finalizing;
     struct MPIR_Comm *comms;    /* registry of communicators, see MPIDI_FTDEV_comm_t */
+
+    /* REBUILD: every process's worker address, which the coordinator of a
+     * rebuild hands to replacements; per process id, whether its current
+     * process is a replacement (the launcher's list of dead processes
+     * names only the processes it started first); whether this process is
+     * one. */
+    void **peer_address;
+    size_t *peer_address_len;
+    uint8_t *replaced;
+    int is_replacement;
 } MPIDI_FTDEV_global_t;
 
 enum {
@@ -98,7 +108,8 @@ typedef struct {
 enum {
     MPIDI_FTDEV_CTRL_FAILED = 1,        /* pid failed */
     MPIDI_FTDEV_CTRL_FINALIZING,        /* the sender is in MPI_Finalize */
-    MPIDI_FTDEV_CTRL_RECOVERY           /* recovery agreement; payload follows */
+    MPIDI_FTDEV_CTRL_RECOVERY,          /* recovery agreement; payload follows */
+    MPIDI_FTDEV_CTRL_REBUILD            /* REBUILD protocol; payload follows */
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;
