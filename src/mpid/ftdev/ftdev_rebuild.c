@@ -441,7 +441,8 @@ static void pathological(const char *what)
     char msg[512];
     snprintf(msg, sizeof(msg), "FT-MPICH: the rebuild of MPI_COMM_WORLD failed: %s; the job ends",
              what);
-    MPID_Abort(NULL, MPI_SUCCESS, 1, msg);
+    /* through the launcher: the whole job ends, not this process alone */
+    MPID_Abort(MPIR_Process.comm_world, MPI_SUCCESS, 1, msg);
 }
 
 static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *again)
