@@ -6,7 +6,10 @@
  *     PLAN  one round per ':'-separated item; an item lists the ranks that
  *           die at the start of that round, '+'-separated ("-" for none),
  *           e.g. "2", "0", "1+3", "3:0:5". The same rank must not die in
- *           two consecutive rounds (see may_die).
+ *           two consecutive rounds (see may_die). An item may end with
+ *           "@P" (process P dies in the rebuild that follows, as its
+ *           coordinator, after launching the replacements) or "%P" (P dies
+ *           in it as a survivor, before it reports ready), e.g. "2@0".
  *     HOW   kill (SIGKILL) or exit (_exit)
  *
  * Every round passes a token around a ring (tag = round, so that in CONT
@@ -28,13 +31,22 @@ static int nrounds;
 static int victims[MAXROUNDS][MAXP];    /* victims[round][rank] */
 static int auto_mode;
 static int born = INT_MIN;      /* a replacement: the round it resumed at */
+static int rebuild_victim = -1;  /* dies inside a rebuild (PLAN's '@' / '%') */
 
 static void parse_plan(const char *plan)
 {
     char *copy = strdup(plan), *save = NULL;
     for (char *item = strtok_r(copy, ":", &save); item && nrounds < MAXROUNDS;
          item = strtok_r(NULL, ":", &save), nrounds++) {
-        char *save2 = NULL;
+        char *save2 = NULL, *in_rebuild = strpbrk(item, "@%"), spec[64];
+        if (in_rebuild) {
+            /* the library's test hook; replacements do not inherit it */
+            snprintf(spec, sizeof(spec), "%d:%s", atoi(in_rebuild + 1),
+                     *in_rebuild == '@' ? "after-spawn" : "before-ready");
+            setenv("FTMPI_TEST_REBUILD_DEATH", spec, 1);
+            rebuild_victim = atoi(in_rebuild + 1);
+            *in_rebuild = 0;
+        }
         for (char *r = strtok_r(item, "+", &save2); r; r = strtok_r(NULL, "+", &save2))
             if (strcmp(r, "-"))
                 victims[nrounds][atoi(r)] = 1;
@@ -120,6 +132,7 @@ int main(int argc, char **argv)
         int planned = 0;
         for (int k = 0; k < nrounds; k++)
             planned |= victims[k][rank];
+        planned |= rank == rebuild_victim;
         CHECK(planned, "rank %d was replaced, but the plan never kills it", rank);
         MPI_Comm_get_parent(&parent);
         CHECK(parent == MPI_COMM_NULL, "a replacement has a parent communicator");

@@ -34,6 +34,7 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <unistd.h>
 #ifdef USE_PMI1_API
@@ -434,6 +435,24 @@ static int spawn_replacements(int k, const int *pids, uint32_t epoch, int nchunk
     goto fn_exit;
 }
 
+/* ---- test-only fault injection ------------------------------------------------- */
+
+/* FTMPI_TEST_REBUILD_DEATH=pid:point makes the process started first as
+ * rank pid kill itself at that point of a rebuild: "after-spawn" (as
+ * coordinator, once the launcher started the replacements) or
+ * "before-ready" (as a survivor, before it tells the coordinator). Tests
+ * use it to fail a rebuild half-way; unset, it does nothing. */
+static void test_death_point(const char *point)
+{
+    const char *spec = getenv("FTMPI_TEST_REBUILD_DEATH");
+    char *end;
+    if (spec == NULL || MPIDI_FTDEV_global.is_replacement)
+        return;
+    long pid = strtol(spec, &end, 10);
+    if (end != spec && *end == ':' && pid == MPIDI_FTDEV_global.my_pid && !strcmp(end + 1, point))
+        raise(SIGKILL);
+}
+
 /* ---- the survivors' side ------------------------------------------------------ */
 
 static void pathological(const char *what)
@@ -452,6 +471,7 @@ static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *agai
     rebuild_msg_t *ready = new_msg(MSG_READY, epoch, 0, &len);
 
     MPIR_ERR_CHKANDJUMP(ready == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    test_death_point("before-ready");
     mpi_errno = send_msg(coordinator, ready, len);
     MPL_free(ready);
     MPIR_ERR_CHECK(mpi_errno);
@@ -604,6 +624,7 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
             MPIR_Err_get_string(mpi_errno, what, sizeof(what), NULL);
             pathological(what);
         }
+        test_death_point("after-spawn");
     }
 
     MPL_time_t start, now;
@@ -760,8 +781,10 @@ int MPIDI_FTDEV_rejoin(void)
     mpi_errno = MPIDI_FTDEV_save_address(me, MPIDI_FTDEV_global.address,
                                          MPIDI_FTDEV_global.address_len);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = hello();
-    MPIR_ERR_CHECK(mpi_errno);
+    /* a coordinator that cannot be reached has died (its memory went
+     * with it), as much as one that fails later */
+    if (hello() != MPI_SUCCESS)
+        MPIDI_FTDEV_global.peer_state[coordinator] = MPIDI_FTDEV_PEER_FAILED;
 
     while (!received(MSG_WELCOME, rb.rejoin_epoch)) {
         if (MPIDI_FTDEV_global.peer_state[coordinator] != MPIDI_FTDEV_PEER_ALIVE) {
