@@ -8,8 +8,10 @@
  *           e.g. "2", "0", "1+3", "3:0:5". The same rank must not die in
  *           two consecutive rounds (see may_die). An item may end with
  *           "@P" (process P dies in the rebuild that follows, as its
- *           coordinator, after launching the replacements) or "%P" (P dies
- *           in it as a survivor, before it reports ready), e.g. "2@0".
+ *           coordinator, after launching the replacements), "^P" (P dies
+ *           as coordinator after telling one survivor the rebuild is done)
+ *           or "%P" (P dies in it as a survivor, before it reports ready),
+ *           e.g. "2@0".
  *     HOW   kill (SIGKILL) or exit (_exit)
  *
  * Every round passes a token around a ring (tag = round, so that in CONT
@@ -38,11 +40,12 @@ static void parse_plan(const char *plan)
     char *copy = strdup(plan), *save = NULL;
     for (char *item = strtok_r(copy, ":", &save); item && nrounds < MAXROUNDS;
          item = strtok_r(NULL, ":", &save), nrounds++) {
-        char *save2 = NULL, *in_rebuild = strpbrk(item, "@%"), spec[64];
+        char *save2 = NULL, *in_rebuild = strpbrk(item, "@^%"), spec[64];
         if (in_rebuild) {
             /* the library's test hook; replacements do not inherit it */
             snprintf(spec, sizeof(spec), "%d:%s", atoi(in_rebuild + 1),
-                     *in_rebuild == '@' ? "after-spawn" : "before-ready");
+                     *in_rebuild == '@' ? "after-spawn" :
+                     *in_rebuild == '^' ? "mid-announce" : "before-ready");
             setenv("FTMPI_TEST_REBUILD_DEATH", spec, 1);
             rebuild_victim = atoi(in_rebuild + 1);
             *in_rebuild = 0;

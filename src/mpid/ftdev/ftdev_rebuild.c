@@ -25,7 +25,10 @@
  * dies after its HELLO is not installed: either failure is pending after the
  * rebuild, and the next recovery replaces that process. If the coordinator
  * dies before REBUILT, the survivors agree again and the next coordinator
- * starts over; its replacements see it die and leave. A replacement that
+ * starts over; its replacements see it die and leave. WELCOME goes out only
+ * after every REBUILT, so if it dies half-way through the REBUILTs, no
+ * replacement has joined: those leave, the survivors that installed them
+ * see that as a failure, and the next recovery makes every view the same. A replacement that
  * never says HELLO within MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT seconds, or a
  * launcher that refuses the spawn, is a pathological failure: the job ends
  * with a message that says so.
@@ -274,6 +277,26 @@ static void hex_decode(const char *in, size_t len, uint8_t * out)
         out[i] = (uint8_t) (hex_value(in[2 * i]) << 4 | hex_value(in[2 * i + 1]));
 }
 
+/* ---- test-only fault injection ------------------------------------------------- */
+
+/* FTMPI_TEST_REBUILD_DEATH=pid:point makes the process started first as
+ * rank pid kill itself at that point of a rebuild: "after-spawn" (as
+ * coordinator, once the launcher started the replacements),
+ * "mid-announce" (as coordinator, once one survivor was told the rebuild
+ * is done) or "before-ready" (as a survivor, before it tells the
+ * coordinator). Tests use it to fail a rebuild half-way; unset, it does
+ * nothing. */
+static void test_death_point(const char *point)
+{
+    const char *spec = getenv("FTMPI_TEST_REBUILD_DEATH");
+    char *end;
+    if (spec == NULL || MPIDI_FTDEV_global.is_replacement)
+        return;
+    long pid = strtol(spec, &end, 10);
+    if (end != spec && *end == ':' && pid == MPIDI_FTDEV_global.my_pid && !strcmp(end + 1, point))
+        raise(SIGKILL);
+}
+
 /* ---- the launcher: name service and spawn --------------------------------------- */
 
 /* Names in the launcher's name service, which every process group of the
@@ -435,24 +458,6 @@ static int spawn_replacements(int k, const int *pids, uint32_t epoch, int nchunk
     goto fn_exit;
 }
 
-/* ---- test-only fault injection ------------------------------------------------- */
-
-/* FTMPI_TEST_REBUILD_DEATH=pid:point makes the process started first as
- * rank pid kill itself at that point of a rebuild: "after-spawn" (as
- * coordinator, once the launcher started the replacements) or
- * "before-ready" (as a survivor, before it tells the coordinator). Tests
- * use it to fail a rebuild half-way; unset, it does nothing. */
-static void test_death_point(const char *point)
-{
-    const char *spec = getenv("FTMPI_TEST_REBUILD_DEATH");
-    char *end;
-    if (spec == NULL || MPIDI_FTDEV_global.is_replacement)
-        return;
-    long pid = strtol(spec, &end, 10);
-    if (end != spec && *end == ':' && pid == MPIDI_FTDEV_global.my_pid && !strcmp(end + 1, point))
-        raise(SIGKILL);
-}
-
 /* ---- the survivors' side ------------------------------------------------------ */
 
 static void pathological(const char *what)
@@ -570,6 +575,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
         if (awaited_survivor(dead, pid)) {
             mpi_errno = send_msg(pid, rebuilt, sizeof(*rebuilt) + rebuilt_len);
             MPIR_ERR_CHECK(mpi_errno);
+            test_death_point("mid-announce");
         }
     }
     for (int pid = 0; pid < n; pid++) {
