@@ -68,7 +68,9 @@ cvars:
 #define ADDRESS_CHUNK 240
 
 enum { MSG_READY = 1, MSG_HELLO, MSG_WELCOME, MSG_REBUILT };
-enum { ENTRY_ALIVE = 0, ENTRY_DEAD, ENTRY_REPLACED };
+/* ENTRY_LEAVING: alive but in MPI_Finalize, where it told the others so
+ * before the replacement existed */
+enum { ENTRY_ALIVE = 0, ENTRY_DEAD, ENTRY_REPLACED, ENTRY_LEAVING };
 
 typedef struct {
     uint32_t kind;
@@ -561,7 +563,8 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
             r = put_entry(r, pid, ENTRY_REPLACED, rb.hello_address[pid], rb.hello_len[pid]);
             rebuilt->count++;
         } else if (pid == me || MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
-            w = put_entry(w, pid, ENTRY_ALIVE, MPIDI_FTDEV_global.peer_address[pid],
+            w = put_entry(w, pid, MPIDI_FTDEV_global.peer_finalizing[pid] ? ENTRY_LEAVING :
+                          ENTRY_ALIVE, MPIDI_FTDEV_global.peer_address[pid],
                           MPIDI_FTDEV_global.peer_address_len[pid]);
         } else {
             w = put_entry(w, pid, ENTRY_DEAD, NULL, 0);
@@ -834,6 +837,7 @@ int MPIDI_FTDEV_rejoin(void)
         mpi_errno = MPIDI_FTDEV_save_address(e->pid, e + 1, e->address_len);
         MPIR_ERR_CHECK(mpi_errno);
         MPIDI_FTDEV_global.peer_state[e->pid] = MPIDI_FTDEV_PEER_ALIVE;
+        MPIDI_FTDEV_global.peer_finalizing[e->pid] = e->state == ENTRY_LEAVING;
         MPIDI_FTDEV_global.replaced[e->pid] = e->state == ENTRY_REPLACED;
     }
     MPIR_FTMPI_joined(rb.rejoin_epoch, replaced, nreplaced);
