@@ -10,16 +10,10 @@ set -euo pipefail
 fault_bench_setup rebuild
 runs=${REBUILD_RUNS:-20}
 setup=${REBUILD_SETUP:-2}
+stats_width=36
 now() { date +%s.%N; }
 
-stats() { # label: reads ms values, prints median and max
-    sort -n | awk -v l="$1" '{ v[NR] = $1 } END {
-        if (NR == 0) { printf "%-36s %5s %10s %10s\n", l, 0, "-", "-"; exit }
-        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        printf "%-36s %5d %10.1f %10.1f\n", l, NR, m, v[NR] }'
-}
-
-printf '%-36s %5s %10s %10s\n' case runs "median ms" "max ms"
+stats_header
 for n in 4 8; do
     for rec in manual auto; do
         for i in $(seq "$runs"); do

@@ -174,6 +174,19 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, const void *payload, size_t
     goto fn_exit;
 }
 
+/* Hands the payload after a control message's header to `handler`, in an
+ * aligned copy (UCX gives no alignment). */
+static void deliver_payload(void (*handler) (int, const void *, size_t), int from,
+                            const void *data, size_t length)
+{
+    size_t len = length - sizeof(MPIDI_FTDEV_ctrl_msg_t);
+    void *copy = MPL_malloc(len, MPL_MEM_OTHER);
+    MPIR_Assert(copy);
+    memcpy(copy, (const char *) data + sizeof(MPIDI_FTDEV_ctrl_msg_t), len);
+    handler(from, copy, len);
+    MPL_free(copy);
+}
+
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param)
@@ -192,24 +205,13 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
             MPIDI_FTDEV_global.peer_finalizing[msg.from] = 1;
             break;
         case MPIDI_FTDEV_CTRL_RECOVERY:
-            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE) {
-                /* the payload may be unaligned */
-                void *copy = MPL_malloc(length - sizeof(msg), MPL_MEM_OTHER);
-                MPIR_Assert(copy);
-                memcpy(copy, (char *) data + sizeof(msg), length - sizeof(msg));
-                MPIR_FTMPI_agree_message(msg.from, copy, length - sizeof(msg));
-                MPL_free(copy);
-            }
+            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
+                deliver_payload(MPIR_FTMPI_agree_message, msg.from, data, length);
             break;
-        case MPIDI_FTDEV_CTRL_REBUILD:{
-                /* also from a replacement not yet installed */
-                void *copy = MPL_malloc(length - sizeof(msg), MPL_MEM_OTHER);
-                MPIR_Assert(copy);
-                memcpy(copy, (char *) data + sizeof(msg), length - sizeof(msg));
-                MPIDI_FTDEV_rebuild_message(msg.from, copy, length - sizeof(msg));
-                MPL_free(copy);
-                break;
-            }
+        case MPIDI_FTDEV_CTRL_REBUILD:
+            /* also from a replacement not yet installed */
+            deliver_payload(MPIDI_FTDEV_rebuild_message, msg.from, data, length);
+            break;
         default:
             MPIR_Assert(0);
     }

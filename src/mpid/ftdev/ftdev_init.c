@@ -252,8 +252,12 @@ int MPIDI_FTDEV_init_world(void)
         business_card_t *peer = (business_card_t *) ((char *) table + pid * bc_len);
         mpi_errno = MPIDI_FTDEV_create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
         MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1, bc_len - sizeof(business_card_t));
-        MPIR_ERR_CHECK(mpi_errno);
+        /* only a rebuild hands addresses on */
+        if (MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_REBUILD) {
+            mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1,
+                                                 bc_len - sizeof(business_card_t));
+            MPIR_ERR_CHECK(mpi_errno);
+        }
     }
     mpi_errno = MPIDU_bc_table_destroy();
     MPIR_ERR_CHECK(mpi_errno);
