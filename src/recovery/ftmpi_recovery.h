@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "ftmpi_coll_pre.h"
 
 /* ---- modes (ftmpi_modes.c) ---------------------------------------------- */
 
@@ -122,7 +123,7 @@ int MPIR_FTMPI_comm_dup_hook(struct MPIR_Comm *comm_ptr, MPI_Comm * newcomm, int
  * errcode without calling a handler); returns 0 when not applicable. */
 int MPIR_FTMPI_auto_recover(const char *fcname, int errcode);
 
-/* ---- what recovery needs from the device (ch4:ftdev) ------------------- */
+/* ---- what recovery and the collectives need from the device (ch4:ftdev) - */
 
 void MPIDI_FTDEV_peer_failed(int pid, const char *how);
 int MPIDI_FTDEV_send_recovery_msg(int to, const void *buf, size_t len);
@@ -139,5 +140,16 @@ int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank);
  * Sets *again when the coordinator failed before the rebuild completed:
  * the survivors then agree again. */
 int MPIDI_FTDEV_rebuild(uint32_t epoch, const uint8_t * dead, int coordinator, int *again);
+
+/* The current recovery epoch; the process id of a communicator's rank
+ * (its local group); whether a process is a blank of a BLANK world; the
+ * collective layer's state in a communicator; a commit-protocol message to
+ * process `to` (MPIR_FTMPI_commit_message there; nothing is sent to a dead
+ * process). */
+uint32_t MPIDI_FTDEV_epoch(void);
+int MPIDI_FTDEV_comm_pid(struct MPIR_Comm *comm, int rank);
+int MPIDI_FTDEV_pid_is_blank(int pid);
+MPIR_FTMPI_coll_comm_t *MPIDI_FTDEV_comm_coll(struct MPIR_Comm *comm);
+int MPIDI_FTDEV_send_commit_msg(int to, const void *buf, size_t len);
 
 #endif /* FTMPI_RECOVERY_H_INCLUDED */

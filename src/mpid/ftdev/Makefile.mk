@@ -12,6 +12,7 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_init.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_am.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_comm.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_coll.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_failure.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_recovery.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_rebuild.c \
@@ -24,5 +25,6 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
 errnames_txt_files += src/mpid/ch4/netmod/ftdev/errnames.txt
 
 include $(top_srcdir)/src/ftmpi/recovery/Makefile.mk
+include $(top_srcdir)/src/ftmpi/coll_atomic/Makefile.mk
 
 endif

@@ -72,6 +72,7 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
 
     c->next = c->prev = NULL;
+    memset(&c->coll, 0, sizeof(c->coll));
     if (!is_builtin_world_or_self(comm)) {
         c->next = MPIDI_FTDEV_global.comms;
         if (c->next)
@@ -89,6 +90,7 @@ int MPIDI_FTDEV_mpi_comm_commit_post_hook(MPIR_Comm * comm)
 int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
+    MPIR_FTMPI_coll_comm_free(comm);
     MPL_free(c->pid);
     MPL_free(c->rank);
     c->pid = c->rank = NULL;

@@ -208,6 +208,10 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
             if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
                 deliver_payload(MPIR_FTMPI_agree_message, msg.from, data, length);
             break;
+        case MPIDI_FTDEV_CTRL_COMMIT:
+            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
+                deliver_payload(MPIR_FTMPI_commit_message, msg.from, data, length);
+            break;
         case MPIDI_FTDEV_CTRL_REBUILD:
             /* also from a replacement not yet installed */
             deliver_payload(MPIDI_FTDEV_rebuild_message, msg.from, data, length);
@@ -309,8 +313,9 @@ static int failed_member(MPIR_Comm * comm, int size, int remote)
             MPIDIU_comm_rank_to_pid(comm, r, &lpid, &avtid);
         else
             MPIDIU_comm_rank_to_pid_local(comm, r, &lpid, &avtid);
-        /* blanks too: no collective handles them yet */
-        if (avtid == 0 && MPIDI_FTDEV_global.peer_state[lpid] != MPIDI_FTDEV_PEER_ALIVE)
+        /* blanks take no part (src/ftmpi/coll_atomic) */
+        if (avtid == 0 && MPIDI_FTDEV_global.peer_state[lpid] != MPIDI_FTDEV_PEER_ALIVE &&
+            MPIDI_FTDEV_global.peer_state[lpid] != MPIDI_FTDEV_PEER_BLANK)
             return lpid;
     }
     return -1;

@@ -14,6 +14,7 @@
 #include "ch4_impl.h"
 #include "ftmpi_recovery.h"
 #include "ftdev_failure.h"
+#include "ftdev_coll.h"
 #include "ftdev_rebuild.h"
 
 #define MPIDI_FTDEV_REQ(req)   ((req)->dev.ch4.netmod.ftdev)

@@ -107,6 +107,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIDI_FTDEV_global.epoch_bits = 0;
     MPIDI_FTDEV_global.unmatched_bits =
         MPIR_FTMPI_modes.msg == FTMPI_MSG_MODE_CONT ? MPIDI_FTDEV_EPOCH_MASK : 0;
+    MPIDI_FTDEV_global.coll_divert = MPIR_FTMPI_modes.coll == FTMPI_COLL_MODE_ATOMIC;
     MPIDI_FTDEV_global.peer_reqs = MPL_calloc(MPIR_Process.size, sizeof(MPIR_Request *),
                                               MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_global.peer_reqs == NULL, mpi_errno, MPI_ERR_OTHER,

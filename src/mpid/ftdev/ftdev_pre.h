@@ -10,6 +10,7 @@
 #define FTDEV_PRE_H_INCLUDED
 
 #include <ucp/api/ucp.h>
+#include "ftmpi_coll_pre.h"
 
 /* Context UCX allocates in front of every ucp request it hands us
  * (ucp_params.request_size). req is cleared when the MPI request has been
@@ -66,6 +67,8 @@ typedef struct {
      * recovery that destroys them */
     struct MPIR_Comm *next;
     struct MPIR_Comm *prev;
+    /* collectives under failure (src/ftmpi/coll_atomic) */
+    MPIR_FTMPI_coll_comm_t coll;
 } MPIDI_FTDEV_comm_t;
 
 typedef struct {

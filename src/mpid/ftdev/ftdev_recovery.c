@@ -115,8 +115,10 @@ int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
         /* the survivors may have known of failures this process had not
          * heard of yet */
         MPIDI_FTDEV_peer_failed(pid, "agreed on in recovery");
-        if (blank)
+        if (blank) {
             MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_BLANK;
+            MPIDI_FTDEV_global.coll_divert = 1;
+        }
         mpi_errno = drain((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT, MPIDI_FTDEV_PID_MASK);
         MPIR_ERR_CHECK(mpi_errno);
     }

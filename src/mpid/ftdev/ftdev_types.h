@@ -76,6 +76,7 @@ typedef struct {
     uint8_t *peer_state;
     uint8_t *peer_finalizing;
     int num_failed;             /* nonzero sends every call to the slow checks */
+    int coll_divert;            /* ATOMIC mode or blanks: collectives may be diverted */
     int progress_fails;         /* CONT: a failure awaits recovery, waits return errors */
     int finalizing;
     struct MPIR_Comm *comms;    /* registry of communicators, see MPIDI_FTDEV_comm_t */
@@ -109,7 +110,8 @@ enum {
     MPIDI_FTDEV_CTRL_FAILED = 1,        /* pid failed */
     MPIDI_FTDEV_CTRL_FINALIZING,        /* the sender is in MPI_Finalize */
     MPIDI_FTDEV_CTRL_RECOVERY,          /* recovery agreement; payload follows */
-    MPIDI_FTDEV_CTRL_REBUILD            /* REBUILD protocol; payload follows */
+    MPIDI_FTDEV_CTRL_REBUILD,           /* REBUILD protocol; payload follows */
+    MPIDI_FTDEV_CTRL_COMMIT             /* ATOMIC collectives' commit; payload follows */
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;

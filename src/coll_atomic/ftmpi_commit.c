@@ -1,0 +1,206 @@
+/*
+ * FT-MPICH: collectives under failure.
+ *
+ * The two-phase commit of ATOMIC collectives, over the device's control
+ * messages (which failures do not stop). Every member sends its vote to
+ * the coordinator, rank 0 of the communicator (alive when the collective
+ * started: collectives over a communicator with a known dead member are
+ * refused before they start). The coordinator decides COMMIT when every
+ * vote is in and says yes, ABORT as soon as one says no or a failure that
+ * ends the collective is known, and sends the decision to every member.
+ *
+ * A member whose coordinator dies undecided runs the termination protocol:
+ * it asks every live member what it knows; a member that knows nothing
+ * answers so and from then on ignores the dead coordinator's decision,
+ * should it still arrive. If anyone saw a decision, that is the decision;
+ * if nobody did, nobody can have acted on one, and the answer is ABORT,
+ * which every undecided member reaches the same way. Answers come from the
+ * message handler, so members that already returned still answer.
+ */
+
+#include "mpiimpl.h"
+#include "ftmpi_recovery.h"
+#include "ftmpi_coll.h"
+
+enum { UNDECIDED = 0, COMMIT, ABORT };
+enum { VOTE = 1, DECISION, QUERY, STATE };
+
+typedef struct {
+    uint32_t type;
+    uint32_t context_id;
+    uint32_t epoch;
+    uint32_t seq;
+    int32_t value;
+} commit_msg_t;
+
+/* What this process knows of one atomic collective. */
+typedef struct record {
+    uint32_t context_id, epoch, seq;
+    int decision;
+    int sealed;                 /* answered a query undecided: the dead coordinator's
+                                 * decision no longer counts */
+    int nvotes, all_yes;        /* coordinator */
+    uint8_t *answered;          /* termination: by process id */
+    int any_commit, any_abort;
+    struct record *next;
+} record_t;
+
+#define MAX_RECORDS 64
+
+static record_t *records;
+static int nrecords;
+
+static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t seq)
+{
+    record_t *r, **prev, **oldest_decided = NULL;
+
+    for (r = records; r; r = r->next)
+        if (r->context_id == context_id && r->epoch == epoch && r->seq == seq)
+            return r;
+
+    /* a member asks about one of the last few collectives at most */
+    if (nrecords >= MAX_RECORDS) {
+        for (prev = &records; *prev; prev = &(*prev)->next)
+            if ((*prev)->decision != UNDECIDED)
+                oldest_decided = prev;
+        if (oldest_decided) {
+            r = *oldest_decided;
+            *oldest_decided = r->next;
+            MPL_free(r->answered);
+            MPL_free(r);
+            nrecords--;
+        }
+    }
+    r = MPL_calloc(1, sizeof(*r), MPL_MEM_COLL);
+    MPIR_Assert(r);
+    r->context_id = context_id;
+    r->epoch = epoch;
+    r->seq = seq;
+    r->all_yes = 1;
+    r->next = records;
+    records = r;
+    nrecords++;
+    return r;
+}
+
+static void send_msg(int pid, int type, const record_t * r, int value)
+{
+    commit_msg_t m = {
+        .type = type,.context_id = r->context_id,.epoch = r->epoch,.seq = r->seq,.value = value
+    };
+    MPIDI_FTDEV_send_commit_msg(pid, &m, sizeof(m));
+}
+
+void MPIR_FTMPI_commit_message(int from, const void *buf, size_t len)
+{
+    commit_msg_t m;
+
+    MPIR_Assert(len == sizeof(m));
+    memcpy(&m, buf, sizeof(m));
+    record_t *r = find_record(m.context_id, m.epoch, m.seq);
+    switch (m.type) {
+        case VOTE:
+            r->nvotes++;
+            r->all_yes &= m.value;
+            break;
+        case DECISION:
+            if (r->decision == UNDECIDED && !r->sealed)
+                r->decision = m.value;
+            break;
+        case QUERY:
+            if (r->decision == UNDECIDED)
+                r->sealed = 1;
+            send_msg(from, STATE, r, r->decision);
+            break;
+        case STATE:
+            if (r->answered && !r->answered[from]) {
+                r->answered[from] = 1;
+                r->any_commit |= m.value == COMMIT;
+                r->any_abort |= m.value == ABORT;
+            }
+            break;
+    }
+}
+
+/* ---- waiting -------------------------------------------------------------- */
+
+static int member_dead(MPIR_Comm * comm, int rank)
+{
+    return MPIR_FTMPI_known_dead(MPIDI_FTDEV_comm_pid(comm, rank));
+}
+
+/* A failure that ends an undecided collective: any, once this process
+ * has recognized one in AUTO/MANUAL mode; else one of the members'. */
+static int collective_failed(MPIR_Comm * comm)
+{
+    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
+        return 1;
+    for (int r = 0; r < comm->local_size; r++)
+        if (member_dead(comm, r))
+            return 1;
+    return 0;
+}
+
+static void coordinate(MPIR_Comm * comm, record_t * r, int yes)
+{
+    int others = comm->local_size - 1, sent = 0;
+
+    while (yes && r->all_yes && r->nvotes < others && !collective_failed(comm))
+        MPID_Progress_test(NULL);
+    r->decision = yes && r->all_yes && r->nvotes == others ? COMMIT : ABORT;
+
+    MPIR_FTMPI_atomic_test_death("coordinator-before-decision");
+    for (int rank = 1; rank <= others; rank++) {
+        if (member_dead(comm, rank))
+            continue;
+        send_msg(MPIDI_FTDEV_comm_pid(comm, rank), DECISION, r, r->decision);
+        if (sent++ == 0)
+            MPIR_FTMPI_atomic_test_death("coordinator-mid-decision");
+    }
+}
+
+/* The coordinator died undecided: ask every live member. */
+static void terminate(MPIR_Comm * comm, record_t * r)
+{
+    int me = comm->rank;
+
+    r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
+    MPIR_Assert(r->answered);
+    for (int rank = 0; rank < comm->local_size; rank++)
+        if (rank != me && !member_dead(comm, rank))
+            send_msg(MPIDI_FTDEV_comm_pid(comm, rank), QUERY, r, 0);
+
+    for (;;) {
+        if (r->decision != UNDECIDED)
+            return;             /* the coordinator's decision came first */
+        int waiting = 0;
+        for (int rank = 0; rank < comm->local_size && !waiting; rank++)
+            waiting = rank != me && !r->answered[MPIDI_FTDEV_comm_pid(comm, rank)] &&
+                !member_dead(comm, rank);
+        if (!waiting)
+            break;
+        MPID_Progress_test(NULL);
+    }
+    r->decision = r->any_commit ? COMMIT : ABORT;
+}
+
+int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t seq, int yes)
+{
+    record_t *r = find_record(comm->context_id, MPIDI_FTDEV_epoch(), seq);
+
+    if (comm->rank == 0) {
+        coordinate(comm, r, yes);
+    } else {
+        if (!member_dead(comm, 0))
+            send_msg(MPIDI_FTDEV_comm_pid(comm, 0), VOTE, r, yes);
+        MPIR_FTMPI_atomic_test_death("after-vote");
+        while (r->decision == UNDECIDED) {
+            if (member_dead(comm, 0)) {
+                terminate(comm, r);
+                break;
+            }
+            MPID_Progress_test(NULL);
+        }
+    }
+    return r->decision == COMMIT;
+}

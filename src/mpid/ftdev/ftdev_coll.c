@@ -1,0 +1,70 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * What the collective layer (src/ftmpi/coll_atomic) needs from the
+ * transport: the epoch, process ids and blanks, its state in each
+ * communicator, and the control messages of the ATOMIC commit protocol.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+uint32_t MPIDI_FTDEV_epoch(void)
+{
+    return MPIDI_FTDEV_global.epoch;
+}
+
+int MPIDI_FTDEV_comm_pid(MPIR_Comm * comm, int rank)
+{
+    int lpid, avtid;
+    /* an intracommunicator keeps its group in the remote map only */
+    if (comm->comm_kind == MPIR_COMM_KIND__INTRACOMM)
+        MPIDIU_comm_rank_to_pid(comm, rank, &lpid, &avtid);
+    else
+        MPIDIU_comm_rank_to_pid_local(comm, rank, &lpid, &avtid);
+    return avtid == 0 ? lpid : -1;
+}
+
+int MPIDI_FTDEV_pid_is_blank(int pid)
+{
+    return pid >= 0 && MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_BLANK;
+}
+
+MPIR_FTMPI_coll_comm_t *MPIDI_FTDEV_comm_coll(MPIR_Comm * comm)
+{
+    return &MPIDI_FTDEV_COMM(comm).coll;
+}
+
+int MPIDI_FTDEV_send_commit_msg(int to, const void *buf, size_t len)
+{
+    if (MPIDI_FTDEV_global.peer_state[to] != MPIDI_FTDEV_PEER_ALIVE)
+        return MPI_SUCCESS;
+    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_COMMIT, to, buf, len, NULL);
+}
+
+/* MPID_GROUP_TAKING_PART: the members of a group that are not blanks, or
+ * NULL when all are (mpich-patches/coll-group-allreduce-taking-part.patch). */
+int MPIDI_FTDEV_group_taking_part(MPIR_Group * group, MPIR_Group ** part)
+{
+    int mpi_errno = MPI_SUCCESS, n = 0;
+    int *ranks = NULL;
+
+    *part = NULL;
+    if (!MPIDI_FTDEV_global.coll_divert)
+        goto fn_exit;
+    ranks = MPL_malloc(group->size * sizeof(int), MPL_MEM_GROUP);
+    MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    for (int i = 0; i < group->size; i++)
+        if (!MPIDI_FTDEV_pid_is_blank((int) group->lrank_to_lpid[i].lpid))
+            ranks[n++] = i;
+    if (n < group->size) {
+        mpi_errno = MPIR_Group_incl_impl(group, n, ranks, part);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+  fn_exit:
+    MPL_free(ranks);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
