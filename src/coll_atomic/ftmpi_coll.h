@@ -90,16 +90,27 @@ void MPIR_FTMPI_coll_comm_free(struct MPIR_Comm *comm);
  * only when every survivor's part succeeded. */
 int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * c, MPIR_Errflag_t * errflag);
 
-/* Two-phase commit of the seq-th atomic collective over comm: `ok` is this
- * process's part. Returns 1 (commit) or 0 (abort), the same on every
- * survivor. */
-int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t seq, int ok);
+/* Starts an ATOMIC collective with nonblocking form: the collective runs
+ * into a temporary buffer, and a generalized request drives the commit and
+ * the copy-out from MPI_Wait/MPI_Test. Takes scratch over. */
+int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * c, void *scratch,
+                            MPIR_Request ** request);
+
+/* Two-phase commit of the seq-th atomic collective over comm: `yes` is this
+ * process's part. Decides 1 (commit) or 0 (abort), the same on every
+ * survivor: at once (MPIR_FTMPI_commit), or step by step (_start, then
+ * _test until it returns 1 and sets *commit). */
+typedef struct MPIR_FTMPI_vote MPIR_FTMPI_vote_t;
+int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t seq, int yes);
+MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t seq, int yes);
+int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit);
 
 /* A commit-protocol message from process `from` (delivered by the device). */
 void MPIR_FTMPI_commit_message(int from, const void *buf, size_t len);
 
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n]: the process with process id pid
- * kills itself at `point` of its n-th atomic collective (tests only). */
+ * kills itself at `point` of its n-th atomic collective (tests only); the
+ * commit protocol's points are those of the collective it runs for. */
 void MPIR_FTMPI_atomic_test_death(const char *point);
 
 /* ---- the entry points MPICH's dispatchers call -------------------------- */

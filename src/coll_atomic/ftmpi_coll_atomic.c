@@ -28,6 +28,10 @@ typedef struct {
     int n;
     piece_t *pieces;
     piece_t one;
+    /* the pieces hold this process's input, which the algorithm may also
+     * write into (a broadcast's root): they are copied in first, and their
+     * content needs no copy out */
+    int input;
 } output_t;
 
 /* The temporary buffer is kept between collectives: allocating (and for
@@ -94,12 +98,16 @@ static int describe_output(MPIR_FTMPI_coll_t * c, output_t * out)
 
     out->n = 0;
     out->pieces = NULL;
+    out->input = 0;
     switch (c->kind) {
         case MPIR_FTMPI_BARRIER:
             break;
         case MPIR_FTMPI_BCAST:
-            if (!is_root)
-                set_one(out, c->recvcount, c->recvtype);
+            /* the root's buffer is input, but MPICH's algorithms write
+             * into it too (scatter then allgather), and after a failure
+             * with what others forward */
+            set_one(out, c->recvcount, c->recvtype);
+            out->input = is_root;
             break;
         case MPIR_FTMPI_REDUCE:
             if (!is_root)
@@ -183,7 +191,9 @@ static void span(const output_t * out, MPI_Aint * lo, MPI_Aint * hi)
     }
 }
 
-static int copy_out(const output_t * out, const char *from, char *to)
+/* Copies the pieces from one buffer laid out like the receive buffer to
+ * another. */
+static int copy_pieces(const output_t * out, const char *from, char *to)
 {
     int mpi_errno = MPI_SUCCESS;
     for (int i = 0; i < out->n && mpi_errno == MPI_SUCCESS; i++) {
@@ -196,7 +206,8 @@ static int copy_out(const output_t * out, const char *from, char *to)
 
 /* ---- test-only fault injection ------------------------------------------ */
 
-static unsigned atomic_calls;
+static unsigned atomic_calls;   /* started by this process */
+static unsigned atomic_current; /* the one the commit protocol runs for */
 
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n] kills the process with process id
  * pid (its first MPI_COMM_WORLD rank) at `point` of its n-th atomic
@@ -204,7 +215,7 @@ static unsigned atomic_calls;
  * "coordinator-before-decision", "coordinator-mid-decision",
  * "after-commit". Unset, it does nothing. What the process sent just
  * before is flushed first, so that the point is where it died. */
-void MPIR_FTMPI_atomic_test_death(const char *point)
+static void test_death_at(const char *point, unsigned number)
 {
     static int parsed;
     static long pid = -1, nth = 1;
@@ -225,12 +236,17 @@ void MPIR_FTMPI_atomic_test_death(const char *point)
             pid = -1;
         }
     }
-    if (pid != MPIR_Process.rank || atomic_calls != nth || strcmp(point, where) != 0)
+    if (pid != MPIR_Process.rank || number != nth || strcmp(point, where) != 0)
         return;
     for (double until = MPI_Wtime() + 0.02; MPI_Wtime() < until;)
         MPID_Progress_test(NULL);
     fflush(stdout);
     raise(SIGKILL);
+}
+
+void MPIR_FTMPI_atomic_test_death(const char *point)
+{
+    test_death_at(point, atomic_current);
 }
 
 /* ---- the atomic collective ------------------------------------------------ */
@@ -248,46 +264,189 @@ static MPIR_FTMPI_coll_comm_t *sequence_of(MPIR_Comm * comm)
     return s;
 }
 
-int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
-{
-    int mpi_errno = MPI_SUCCESS, run_errno;
-    MPIR_FTMPI_coll_t c = *call;
-    MPIR_FTMPI_form_t blocking = {.form = MPIR_FTMPI_BLOCKING,.errflag = errflag };
+/* An atomic collective: the call rewritten to write into the temporary
+ * buffer, and what it takes to copy its results out. */
+typedef struct {
+    MPIR_FTMPI_coll_t c;
     output_t out;
+    char *user_recvbuf;
+    char *tmp;                  /* the temporary buffer, as the receive buffer's origin */
+    void *own_tmp;              /* a nonblocking collective's own temporary buffer */
+    uint32_t seq;
+    unsigned number;            /* of this process's atomic collectives */
+    int run_errno;
+    /* nonblocking form */
+    MPIR_Request *inner, *greq;
+    MPIR_FTMPI_vote_t *vote;
+    int mpi_errno;
+} atomic_op_t;
+
+static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buffer)
+{
+    int mpi_errno = MPI_SUCCESS;
     MPI_Aint lo, hi;
-    char *user_recvbuf = c.recvbuf, *tmp = NULL;
-    uint32_t seq = ++sequence_of(c.comm)->seq;
 
-    atomic_calls++;
-
-    mpi_errno = describe_output(&c, &out);
+    op->c = *call;
+    op->user_recvbuf = call->recvbuf;
+    op->seq = ++sequence_of(call->comm)->seq;
+    op->number = atomic_current = ++atomic_calls;
+    mpi_errno = describe_output(&op->c, &op->out);
     MPIR_ERR_CHECK(mpi_errno);
-    if (out.n > 0) {
-        span(&out, &lo, &hi);
-        tmp = temporary(hi - lo + 1);
-        MPIR_ERR_CHKANDJUMP(tmp == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        c.recvbuf = tmp - lo;
+    if (op->out.n > 0) {
+        span(&op->out, &lo, &hi);
+        if (own_buffer)
+            op->own_tmp = MPL_malloc(hi - lo + 1, MPL_MEM_COLL);
+        char *buf = own_buffer ? op->own_tmp : temporary(hi - lo + 1);
+        MPIR_ERR_CHKANDJUMP(buf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        op->tmp = buf - lo;
+        op->c.recvbuf = op->tmp;
+        if (op->out.input) {
+            mpi_errno = copy_pieces(&op->out, op->user_recvbuf, op->tmp);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
     }
-
-    run_errno = MPIR_FTMPI_coll_run(&c, &blocking, NULL);
-    MPIR_FTMPI_atomic_test_death("before-vote");
-
-    if (!MPIR_FTMPI_commit(c.comm, seq, run_errno == MPI_SUCCESS && *errflag == MPIR_ERR_NONE)) {
-        mpi_errno = MPIR_ERR_GET_CLASS(run_errno) == MPI_ERR_OTHER ? run_errno :
-            MPIR_FTMPI_failure_error(-1);
-        goto fn_exit;
-    }
-    *errflag = MPIR_ERR_NONE;
-    if (out.n > 0) {
-        mpi_errno = copy_out(&out, tmp - lo, user_recvbuf);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    MPIR_FTMPI_atomic_test_death("after-commit");
 
   fn_exit:
-    if (out.pieces != &out.one)
-        MPL_free(out.pieces);
     return mpi_errno;
   fn_fail:
+    goto fn_exit;
+}
+
+/* After the decision: the results go out on commit; on abort the error of
+ * this process's part, or the failure's. */
+static int conclude(atomic_op_t * op, int commit)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    if (!commit) {
+        mpi_errno = MPIR_ERR_GET_CLASS(op->run_errno) == MPI_ERR_OTHER ? op->run_errno :
+            MPIR_FTMPI_failure_error(-1);
+    } else if (op->out.n > 0 && !op->out.input) {
+        mpi_errno = copy_pieces(&op->out, op->tmp, op->user_recvbuf);
+    }
+    if (op->out.pieces != &op->out.one)
+        MPL_free(op->out.pieces);
+    op->out.pieces = NULL;
+    if (commit)
+        test_death_at("after-commit", op->number);
+    return mpi_errno;
+}
+
+int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
+{
+    int mpi_errno;
+    atomic_op_t op = { 0 };
+    MPIR_FTMPI_form_t blocking = {.form = MPIR_FTMPI_BLOCKING,.errflag = errflag };
+
+    mpi_errno = prepare(&op, call, 0);
+    MPIR_ERR_CHECK(mpi_errno);
+    op.run_errno = MPIR_FTMPI_coll_run(&op.c, &blocking, NULL);
+    if (op.run_errno == MPI_SUCCESS && *errflag != MPIR_ERR_NONE)
+        op.run_errno = MPIR_FTMPI_failure_error(-1);
+    test_death_at("before-vote", op.number);
+
+    int commit = MPIR_FTMPI_commit(op.c.comm, op.seq, op.run_errno == MPI_SUCCESS);
+    if (commit)
+        *errflag = MPIR_ERR_NONE;
+    mpi_errno = conclude(&op, commit);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (op.out.pieces != &op.out.one)
+        MPL_free(op.out.pieces);
+    goto fn_exit;
+}
+
+/* ---- the nonblocking form: a generalized request that MPI_Wait/MPI_Test
+ * poll ---------------------------------------------------------------------- */
+
+static int atomic_poll(void *state, MPI_Status * status)
+{
+    atomic_op_t *op = state;
+    int commit;
+
+    if (op->greq == NULL || MPIR_Request_is_complete(op->greq))
+        return MPI_SUCCESS;
+    MPID_Progress_test(NULL);
+    atomic_current = op->number;
+    if (op->vote == NULL) {
+        if (op->inner) {
+            if (!MPIR_Request_is_complete(op->inner))
+                return MPI_SUCCESS;
+            op->run_errno = MPIR_Request_completion_processing(op->inner, MPI_STATUS_IGNORE);
+            MPIR_Request_free(op->inner);
+            op->inner = NULL;
+        }
+        test_death_at("before-vote", op->number);
+        op->vote = MPIR_FTMPI_commit_start(op->c.comm, op->seq, op->run_errno == MPI_SUCCESS);
+    }
+    if (MPIR_FTMPI_commit_test(op->vote, &commit)) {
+        op->vote = NULL;
+        op->mpi_errno = conclude(op, commit);
+        MPIR_Grequest_complete_impl(op->greq);
+    }
+    return MPI_SUCCESS;
+}
+
+static int atomic_query(void *state, MPI_Status * status)
+{
+    atomic_op_t *op = state;
+    MPIR_STATUS_SET_COUNT(*status, 0);
+    MPIR_STATUS_SET_CANCEL_BIT(*status, FALSE);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = op->mpi_errno;
+    return op->mpi_errno;
+}
+
+static int atomic_free(void *state)
+{
+    atomic_op_t *op = state;
+    MPL_free(op->own_tmp);
+    MPL_free(op);
+    return MPI_SUCCESS;
+}
+
+static int atomic_cancel(void *state, int complete)
+{
+    return MPI_SUCCESS;
+}
+
+int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * call, void *scratch,
+                            MPIR_Request ** request)
+{
+    int mpi_errno = MPI_SUCCESS;
+    atomic_op_t *op = MPL_calloc(1, sizeof(*op), MPL_MEM_COLL);
+    MPIR_FTMPI_form_t nonblocking = {.form = MPIR_FTMPI_NONBLOCKING };
+
+    MPIR_ERR_CHKANDJUMP(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    mpi_errno = prepare(op, call, 1);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    nonblocking.request = &op->inner;
+    op->run_errno = MPIR_FTMPI_coll_run(&op->c, &nonblocking, scratch);
+    scratch = NULL;
+    if (op->run_errno != MPI_SUCCESS && op->inner) {
+        MPIR_Request_completion_processing(op->inner, MPI_STATUS_IGNORE);
+        MPIR_Request_free(op->inner);
+        op->inner = NULL;
+    }
+
+    mpi_errno = MPIR_Grequest_start_impl(atomic_query, atomic_free, atomic_cancel, op, &op->greq);
+    MPIR_ERR_CHECK(mpi_errno);
+    op->greq->u.ureq.greq_fns->poll_fn = atomic_poll;
+    *request = op->greq;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPL_free(scratch);
+    if (op) {
+        if (op->out.pieces != &op->out.one)
+            MPL_free(op->out.pieces);
+        MPL_free(op->own_tmp);
+        MPL_free(op);
+    }
     goto fn_exit;
 }

@@ -180,15 +180,15 @@ int MPIR_FTMPI_coll(const MPIR_FTMPI_coll_t * call, const MPIR_FTMPI_form_t * fo
         }
     }
 
-    if (MPIR_FTMPI_modes.coll == FTMPI_COLL_MODE_ATOMIC && form->form != MPIR_FTMPI_PERSISTENT) {
-        /* a nonblocking collective is made atomic by completing it here */
-        MPIR_Errflag_t errflag = MPIR_ERR_NONE;
-        mpi_errno = MPIR_FTMPI_atomic(&c, form->form == MPIR_FTMPI_BLOCKING ?
-                                      form->errflag : &errflag);
-        MPL_free(scratch);
+    if (MPIR_FTMPI_modes.coll == FTMPI_COLL_MODE_ATOMIC) {
+        if (form->form == MPIR_FTMPI_BLOCKING) {
+            mpi_errno = MPIR_FTMPI_atomic(&c, form->errflag);
+            MPL_free(scratch);
+            goto fn_exit;
+        }
         if (form->form == MPIR_FTMPI_NONBLOCKING)
-            *form->request = MPIR_Request_create_complete(MPIR_REQUEST_KIND__COLL);
-        goto fn_exit;
+            return MPIR_FTMPI_atomic_start(&c, scratch, form->request);
+        /* persistent collectives are not made atomic */
     }
 
     mpi_errno = MPIR_FTMPI_coll_run(&c, form, scratch);

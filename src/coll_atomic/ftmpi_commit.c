@@ -141,16 +141,24 @@ static int collective_failed(MPIR_Comm * comm)
     return 0;
 }
 
-static void coordinate(MPIR_Comm * comm, record_t * r, int yes)
+/* ---- one process's part, step by step ------------------------------------ */
+
+struct MPIR_FTMPI_vote {
+    MPIR_Comm *comm;
+    record_t *r;
+    int yes;
+    enum { COORDINATING, WAITING, TERMINATING } phase;
+};
+
+static void decide_and_tell(MPIR_FTMPI_vote_t * v)
 {
-    int others = comm->local_size - 1, sent = 0;
+    MPIR_Comm *comm = v->comm;
+    record_t *r = v->r;
+    int sent = 0;
 
-    while (yes && r->all_yes && r->nvotes < others && !collective_failed(comm))
-        MPID_Progress_test(NULL);
-    r->decision = yes && r->all_yes && r->nvotes == others ? COMMIT : ABORT;
-
+    r->decision = v->yes && r->all_yes && r->nvotes == comm->local_size - 1 ? COMMIT : ABORT;
     MPIR_FTMPI_atomic_test_death("coordinator-before-decision");
-    for (int rank = 1; rank <= others; rank++) {
+    for (int rank = 1; rank < comm->local_size; rank++) {
         if (member_dead(comm, rank))
             continue;
         send_msg(MPIDI_FTDEV_comm_pid(comm, rank), DECISION, r, r->decision);
@@ -160,47 +168,81 @@ static void coordinate(MPIR_Comm * comm, record_t * r, int yes)
 }
 
 /* The coordinator died undecided: ask every live member. */
-static void terminate(MPIR_Comm * comm, record_t * r)
+static void start_termination(MPIR_FTMPI_vote_t * v)
 {
-    int me = comm->rank;
+    MPIR_Comm *comm = v->comm;
 
-    r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
-    MPIR_Assert(r->answered);
+    v->r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
+    MPIR_Assert(v->r->answered);
     for (int rank = 0; rank < comm->local_size; rank++)
-        if (rank != me && !member_dead(comm, rank))
-            send_msg(MPIDI_FTDEV_comm_pid(comm, rank), QUERY, r, 0);
+        if (rank != comm->rank && !member_dead(comm, rank))
+            send_msg(MPIDI_FTDEV_comm_pid(comm, rank), QUERY, v->r, 0);
+    v->phase = TERMINATING;
+}
 
-    for (;;) {
-        if (r->decision != UNDECIDED)
-            return;             /* the coordinator's decision came first */
-        int waiting = 0;
-        for (int rank = 0; rank < comm->local_size && !waiting; rank++)
-            waiting = rank != me && !r->answered[MPIDI_FTDEV_comm_pid(comm, rank)] &&
-                !member_dead(comm, rank);
-        if (!waiting)
-            break;
-        MPID_Progress_test(NULL);
+static int all_answered(MPIR_FTMPI_vote_t * v)
+{
+    MPIR_Comm *comm = v->comm;
+    for (int rank = 0; rank < comm->local_size; rank++)
+        if (rank != comm->rank && !v->r->answered[MPIDI_FTDEV_comm_pid(comm, rank)] &&
+            !member_dead(comm, rank))
+            return 0;
+    return 1;
+}
+
+MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t seq, int yes)
+{
+    MPIR_FTMPI_vote_t *v = MPL_malloc(sizeof(*v), MPL_MEM_COLL);
+
+    MPIR_Assert(v);
+    v->comm = comm;
+    v->r = find_record(comm->context_id, MPIDI_FTDEV_epoch(), seq);
+    v->yes = yes;
+    if (comm->rank == 0) {
+        v->phase = COORDINATING;
+    } else {
+        v->phase = WAITING;
+        if (!member_dead(comm, 0))
+            send_msg(MPIDI_FTDEV_comm_pid(comm, 0), VOTE, v->r, yes);
+        MPIR_FTMPI_atomic_test_death("after-vote");
     }
-    r->decision = r->any_commit ? COMMIT : ABORT;
+    return v;
+}
+
+int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit)
+{
+    record_t *r = v->r;
+
+    switch (v->phase) {
+        case COORDINATING:
+            if (v->yes && r->all_yes && r->nvotes < v->comm->local_size - 1 &&
+                !collective_failed(v->comm))
+                return 0;
+            decide_and_tell(v);
+            break;
+        case WAITING:
+            if (r->decision == UNDECIDED && member_dead(v->comm, 0))
+                start_termination(v);
+            break;
+        case TERMINATING:
+            /* the coordinator's decision may still come first */
+            if (r->decision == UNDECIDED && all_answered(v))
+                r->decision = r->any_commit ? COMMIT : ABORT;
+            break;
+    }
+    if (r->decision == UNDECIDED)
+        return 0;
+    *commit = r->decision == COMMIT;
+    MPL_free(v);
+    return 1;
 }
 
 int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t seq, int yes)
 {
-    record_t *r = find_record(comm->context_id, MPIDI_FTDEV_epoch(), seq);
+    MPIR_FTMPI_vote_t *v = MPIR_FTMPI_commit_start(comm, seq, yes);
+    int commit;
 
-    if (comm->rank == 0) {
-        coordinate(comm, r, yes);
-    } else {
-        if (!member_dead(comm, 0))
-            send_msg(MPIDI_FTDEV_comm_pid(comm, 0), VOTE, r, yes);
-        MPIR_FTMPI_atomic_test_death("after-vote");
-        while (r->decision == UNDECIDED) {
-            if (member_dead(comm, 0)) {
-                terminate(comm, r);
-                break;
-            }
-            MPID_Progress_test(NULL);
-        }
-    }
-    return r->decision == COMMIT;
+    while (!MPIR_FTMPI_commit_test(v, &commit))
+        MPID_Progress_test(NULL);
+    return commit;
 }
