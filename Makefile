@@ -99,6 +99,7 @@ bench: install stock
 	@FTDEV_PREFIX=$(PREFIX) bench/run-detect.sh
 	@FTDEV_PREFIX=$(PREFIX) bench/run-recover.sh
 	@FTDEV_PREFIX=$(PREFIX) bench/run-rebuild.sh
+	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-atomic.sh
 
 check-mpich: install stock
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)
