@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         const char *name = c == 0 ? "allreduce" : "bcast";
         for (int s = 0; s < nsizes; s++) {
             a.count = c == 0 ? (int) (sizes[s] / sizeof(double)) : (int) sizes[s];
-            int iters = bench_iterations(op, &a, 0.1, 100000);
+            int iters = bench_iterations(op, &a, 0.1, 2000);
             for (int tr = 0; tr < trials; tr++) {
                 double mine = 0, slowest;
                 for (int i = 0; i < iters; i++) {
