@@ -157,6 +157,22 @@ static int is_rooted(int kind)
     }
 }
 
+/* Whether the call names per-rank parts that must be rewritten. */
+static int needs_layout(int kind)
+{
+    switch (kind) {
+        case MPIR_FTMPI_BARRIER:
+        case MPIR_FTMPI_BCAST:
+        case MPIR_FTMPI_REDUCE:
+        case MPIR_FTMPI_ALLREDUCE:
+        case MPIR_FTMPI_SCAN:
+        case MPIR_FTMPI_EXSCAN:
+            return 0;
+        default:
+            return 1;
+    }
+}
+
 int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -189,6 +205,12 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
         MPIR_Datatype_get_extent_macro(c->recvtype, extent);
         MPIR_Type_get_true_extent_impl(c->recvtype, &true_lb, &true_extent);
         data_len = total * MPL_MAX(extent, true_extent);
+    }
+    if (!needs_layout(c->kind)) {
+        /* barrier, bcast, reduce, allreduce, scan, exscan: the live
+         * communicator and the root are all that change */
+        c->comm = v->live;
+        goto fn_exit;
     }
     /* one block: the arrays, then the types, then the data */
     size_t arrays_len = 4 * m * sizeof(MPI_Aint), types_len = 2 * m * sizeof(MPI_Datatype);
@@ -262,9 +284,7 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
                 break;
             }
         default:
-            /* barrier, bcast, reduce, allreduce, scan, exscan: the live
-             * communicator and the root are all that change */
-            break;
+            MPIR_Assert(0);
     }
     c->comm = v->live;
 
