@@ -1119,6 +1119,21 @@ static void creation_checks(int it)
         CHECK(0, "it %d: MPI_Comm_create(reversed world group) gave MPI_COMM_NULL", it);
     }
 
+    /* MPI_Comm_create_group with the same group: its context id is agreed
+     * among the group's live members only */
+    MPI_Comm cg_comm = MPI_COMM_NULL;
+    CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, gr, 5, &cg_comm));
+    if (cg_comm != MPI_COMM_NULL) {
+        MPI_Comm_set_errhandler(cg_comm, MPI_ERRORS_RETURN);
+        CHECK_MPI(MPI_Comm_compare(cg_comm, MPI_COMM_WORLD, &cmp));
+        CHECK(cmp == MPI_SIMILAR, "it %d: MPI_Comm_create_group(reversed world group) "
+              "compares with MPI_COMM_WORLD as %d, expected MPI_SIMILAR", it, cmp);
+        run_suite(cg_comm, "MPI_Comm_create_group(world, reversed world group)", rev, n, it, 0);
+        free_comm(&cg_comm, "MPI_Comm_create_group(reversed world group)");
+    } else {
+        CHECK(0, "it %d: MPI_Comm_create_group(reversed world group) gave MPI_COMM_NULL", it);
+    }
+
     /* MPI_Comm_create with the live ranks only: no blanks */
     MPI_Comm lc = MPI_COMM_NULL;
     CHECK_MPI(MPI_Comm_create(MPI_COMM_WORLD, ge, &lc));
