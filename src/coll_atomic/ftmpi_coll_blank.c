@@ -102,17 +102,21 @@ void MPIR_FTMPI_coll_comm_free(MPIR_Comm * comm)
 
 /* ---- rewriting a call -------------------------------------------------------- */
 
-/* Counts and displacements of the live ranks, from `counts` and `displs`
- * over all ranks (NULL: `count` each, at rank * count). */
-static void live_layout(const MPIR_FTMPI_coll_comm_t * v, const MPI_Aint * counts,
-                        const MPI_Aint * displs, MPI_Aint count, MPI_Aint * live_counts,
-                        MPI_Aint * live_displs)
+/* Points *counts and *displs (over all ranks; NULL: `count` each, at
+ * rank * count) at the live ranks' counts and displacements, written into
+ * space (2 * nlive); displs may be NULL when only counts matter. */
+static void live_layout(const MPIR_FTMPI_coll_comm_t * v, const MPI_Aint ** counts,
+                        const MPI_Aint ** displs, MPI_Aint count, MPI_Aint * space)
 {
+    MPI_Aint *live_counts = space, *live_displs = space + v->nlive;
     for (int i = 0; i < v->nlive; i++) {
         int r = v->live_ranks[i];
-        live_counts[i] = counts ? counts[r] : count;
-        live_displs[i] = displs ? displs[r] : r * count;
+        live_counts[i] = *counts ? (*counts)[r] : count;
+        live_displs[i] = displs && *displs ? (*displs)[r] : r * count;
     }
+    *counts = live_counts;
+    if (displs)
+        *displs = live_displs;
 }
 
 /* Reduce-scatter: the live ranks' blocks of the input, packed in live
@@ -223,27 +227,19 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
     switch (c->kind) {
         case MPIR_FTMPI_GATHER:
         case MPIR_FTMPI_GATHERV:
-            if (is_root) {
-                live_layout(v, c->recvcounts, c->rdispls, c->recvcount, a, a + m);
-                c->recvcounts = a;
-                c->rdispls = a + m;
-            }
+            if (is_root)
+                live_layout(v, &c->recvcounts, &c->rdispls, c->recvcount, a);
             c->kind = MPIR_FTMPI_GATHERV;
             break;
         case MPIR_FTMPI_SCATTER:
         case MPIR_FTMPI_SCATTERV:
-            if (is_root) {
-                live_layout(v, c->sendcounts, c->sdispls, c->sendcount, a, a + m);
-                c->sendcounts = a;
-                c->sdispls = a + m;
-            }
+            if (is_root)
+                live_layout(v, &c->sendcounts, &c->sdispls, c->sendcount, a);
             c->kind = MPIR_FTMPI_SCATTERV;
             break;
         case MPIR_FTMPI_ALLGATHER:
         case MPIR_FTMPI_ALLGATHERV:
-            live_layout(v, c->recvcounts, c->rdispls, c->recvcount, a, a + m);
-            c->recvcounts = a;
-            c->rdispls = a + m;
+            live_layout(v, &c->recvcounts, &c->rdispls, c->recvcount, a);
             c->kind = MPIR_FTMPI_ALLGATHERV;
             break;
         case MPIR_FTMPI_ALLTOALLW:
@@ -257,14 +253,9 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
             /* fallthrough */
         case MPIR_FTMPI_ALLTOALL:
         case MPIR_FTMPI_ALLTOALLV:
-            if (c->sendbuf != MPI_IN_PLACE) {
-                live_layout(v, c->sendcounts, c->sdispls, c->sendcount, a, a + m);
-                c->sendcounts = a;
-                c->sdispls = a + m;
-            }
-            live_layout(v, c->recvcounts, c->rdispls, c->recvcount, a + 2 * m, a + 3 * m);
-            c->recvcounts = a + 2 * m;
-            c->rdispls = a + 3 * m;
+            if (c->sendbuf != MPI_IN_PLACE)
+                live_layout(v, &c->sendcounts, &c->sdispls, c->sendcount, a);
+            live_layout(v, &c->recvcounts, &c->rdispls, c->recvcount, a + 2 * m);
             if (c->kind == MPIR_FTMPI_ALLTOALL)
                 c->kind = MPIR_FTMPI_ALLTOALLV;
             break;
@@ -277,10 +268,8 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
                                              packed);
                 MPIR_ERR_CHECK(mpi_errno);
                 c->sendbuf = packed;
-                if (c->recvcounts) {
-                    live_layout(v, c->recvcounts, NULL, 0, a, a + m);
-                    c->recvcounts = a;
-                }
+                if (c->recvcounts)
+                    live_layout(v, &c->recvcounts, NULL, 0, a);
                 break;
             }
         default:
