@@ -23,7 +23,7 @@ DEB_PACKAGES := autoconf automake libtool python3 gcc make patch xz-utils perl \
 # Options shared by ftdev and the stock reference build.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
                     --disable-fortran --disable-cxx --disable-romio --disable-doc \
-                    --enable-fast=O2 --with-ucx=/usr --with-hwloc=/usr
+                    --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
 CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
 CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 

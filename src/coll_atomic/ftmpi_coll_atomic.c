@@ -389,6 +389,18 @@ static int atomic_poll(void *state, MPI_Status * status)
     return MPI_SUCCESS;
 }
 
+/* MPI_Waitall completes a generalized request through its wait function
+ * (it polls none): drive the same steps until the request is complete. */
+static int atomic_wait(int count, void **states, double timeout, MPI_Status * status)
+{
+    for (int i = 0; i < count; i++) {
+        atomic_op_t *op = states[i];
+        while (op->greq && !MPIR_Request_is_complete(op->greq))
+            atomic_poll(op, status);
+    }
+    return MPI_SUCCESS;
+}
+
 static int atomic_query(void *state, MPI_Status * status)
 {
     atomic_op_t *op = state;
@@ -436,6 +448,7 @@ int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * call, void *scratch,
     mpi_errno = MPIR_Grequest_start_impl(atomic_query, atomic_free, atomic_cancel, op, &op->greq);
     MPIR_ERR_CHECK(mpi_errno);
     op->greq->u.ureq.greq_fns->poll_fn = atomic_poll;
+    op->greq->u.ureq.greq_fns->wait_fn = atomic_wait;
     *request = op->greq;
 
   fn_exit:

@@ -9,13 +9,19 @@
  * vote is in and says yes, ABORT as soon as one says no or a failure that
  * ends the collective is known, and sends the decision to every member.
  *
- * A member whose coordinator dies undecided runs the termination protocol:
- * it asks every live member what it knows; a member that knows nothing
- * answers so and from then on ignores the dead coordinator's decision,
- * should it still arrive. If anyone saw a decision, that is the decision;
- * if nobody did, nobody can have acted on one, and the answer is ABORT,
- * which every undecided member reaches the same way. Answers come from the
- * message handler, so members that already returned still answer.
+ * A member that may never hear from its coordinator runs the termination
+ * protocol: it asks every live member what it knows. That is the case when
+ * the coordinator dies undecided, and also when any failure ends the
+ * collective, because the coordinator may then never have entered it (a
+ * process that knew of the failure refused it at once) and so never
+ * decide. A member that knows nothing answers so and from then on ignores
+ * the coordinator's decision, should it still arrive; a coordinator that
+ * answered so decides ABORT. If anyone saw a decision, that is the
+ * decision; if nobody did, nobody can have acted on one and nobody will
+ * decide COMMIT any more, and the answer is ABORT, which every undecided
+ * member reaches the same way. Answers come from the message handler, so
+ * members that already returned, or never entered the collective, answer
+ * too.
  */
 
 #include "mpiimpl.h"
@@ -37,8 +43,9 @@ typedef struct {
 typedef struct record {
     uint32_t context_id, epoch, seq;
     int decision;
-    int sealed;                 /* answered a query undecided: the dead coordinator's
-                                 * decision no longer counts */
+    int sealed;                 /* answered a query undecided: a coordinator's decision
+                                 * no longer counts, and this process decides ABORT if it
+                                 * is the coordinator */
     int nvotes, all_yes;        /* coordinator */
     uint8_t *answered;          /* termination: by process id */
     int any_commit, any_abort;
@@ -156,7 +163,8 @@ static void decide_and_tell(MPIR_FTMPI_vote_t * v)
     record_t *r = v->r;
     int sent = 0;
 
-    r->decision = v->yes && r->all_yes && r->nvotes == comm->local_size - 1 ? COMMIT : ABORT;
+    r->decision = !r->sealed && v->yes && r->all_yes && r->nvotes == comm->local_size - 1 ?
+        COMMIT : ABORT;
     MPIR_FTMPI_atomic_test_death("coordinator-before-decision");
     for (int rank = 1; rank < comm->local_size; rank++) {
         if (member_dead(comm, rank))
@@ -167,7 +175,7 @@ static void decide_and_tell(MPIR_FTMPI_vote_t * v)
     }
 }
 
-/* The coordinator died undecided: ask every live member. */
+/* The coordinator may never decide: ask every live member. */
 static void start_termination(MPIR_FTMPI_vote_t * v)
 {
     MPIR_Comm *comm = v->comm;
@@ -215,13 +223,13 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit)
 
     switch (v->phase) {
         case COORDINATING:
-            if (v->yes && r->all_yes && r->nvotes < v->comm->local_size - 1 &&
+            if (!r->sealed && v->yes && r->all_yes && r->nvotes < v->comm->local_size - 1 &&
                 !collective_failed(v->comm))
                 return 0;
             decide_and_tell(v);
             break;
         case WAITING:
-            if (r->decision == UNDECIDED && member_dead(v->comm, 0))
+            if (r->decision == UNDECIDED && collective_failed(v->comm))
                 start_termination(v);
             break;
         case TERMINATING:

@@ -15,6 +15,7 @@ static struct {
     int *failed;                /* the same, in the order they were learned */
     int num_failed;
     int num_unhandled;          /* known failures no recovery has handled */
+    int ever_failed;            /* a failure was learned of (replacements do not undo it) */
     /* FTMPI_ERROR_FAILURE: a code, and the MPI_COMM_WORLD ranks it lists */
     int failure_code;
     int *listed;
@@ -56,6 +57,7 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
     ft.known[pid / 8] |= (uint8_t) (1 << (pid % 8));
     ft.failed[ft.num_failed++] = pid;
     ft.num_unhandled++;
+    ft.ever_failed = 1;
 
     /* Without recovery (IGNORE) the attributes describe every failure so
      * far; otherwise the last recovery sets them. */
@@ -88,6 +90,12 @@ void MPIR_FTMPI_failures_handled(int still_unhandled)
 int MPIR_FTMPI_failure_pending(void)
 {
     return ft.num_unhandled > 0;
+}
+
+int MPIR_FTMPI_returns_failure(int errcode)
+{
+    return ft.ever_failed && !MPIR_FTMPI_aborts_on_failure() &&
+        MPIR_ERR_GET_CLASS(errcode) == MPI_ERR_OTHER;
 }
 
 int MPIR_FTMPI_failure_error(int pid)

@@ -2,7 +2,7 @@
  * FT-MPICH: the FT-MPI state machine (recovery layer).
  *
  * Recovery: from FAILURE_RECOGNIZED back to NO_FAILURES. The survivors
- * agree on the dead (ftmpi_agree.c), then each one destroys every
+ * agree on the dead (ftmpi_agree.c), then each one destroys every window,
  * communicator and group but MPI_COMM_WORLD's and MPI_COMM_SELF's, moves
  * the transport to the new epoch, rebuilds MPI_COMM_WORLD (SHRINK: the
  * survivors in their old order; BLANK: same size, dead ranks become
@@ -184,6 +184,7 @@ static int recover(void)
         if (dead(dead_set, pid) && (rebuild || !dead(prev, pid)))
             ranks[nfailed++] = MPIDI_FTDEV_world_rank_of_pid(pid);
 
+    MPIDI_FTDEV_destroy_windows();
     destroy_comms();
     destroy_groups();
     mpi_errno = MPIDI_FTDEV_begin_epoch(epoch, dead_set,

@@ -80,6 +80,11 @@ void MPIR_FTMPI_set_last_failures(const int *ranks, int n);
  * < 0) saying that a failure awaits recovery. */
 int MPIR_FTMPI_failure_error(int pid);
 
+/* Whether errcode reports a process failure that a call returns to its
+ * caller although the error handler in force is the default one: FT-MPI
+ * programs check return codes and never set a handler. */
+int MPIR_FTMPI_returns_failure(int errcode);
+
 /* Value of an FTMPI_* predefined attribute (keyval without the Fortran
  * bit); returns 0 for a keyval that is not one of them. */
 int MPIR_FTMPI_get_attr(int keyval, int *value);
@@ -132,6 +137,8 @@ int MPIDI_FTDEV_world_rank_of_pid(int pid);
 /* The first communicator of the device's registry (all but MPI_COMM_WORLD
  * and MPI_COMM_SELF) other than skip1 and skip2, or NULL. */
 struct MPIR_Comm *MPIDI_FTDEV_next_user_comm(struct MPIR_Comm *skip1, struct MPIR_Comm *skip2);
+/* Destroys every window (their handles then give MPI_ERR_WIN). */
+void MPIDI_FTDEV_destroy_windows(void);
 /* Moves the transport to a new epoch whose world lacks the processes in
  * `dead` (as blanks when `blank`). */
 int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank);

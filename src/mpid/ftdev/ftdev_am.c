@@ -27,8 +27,10 @@ ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header
     void *payload = (char *) am_hdr + hdr->am_hdr_sz;
     MPIR_Assert(sizeof(*hdr) + hdr->am_hdr_sz + hdr->data_sz == length);
 
-    /* RESET: a message of an epoch before the last recovery is stale */
-    if (!MPIDI_FTDEV_global.unmatched_bits && hdr->epoch < MPIDI_FTDEV_global.epoch) {
+    /* A message of an epoch before the last recovery is stale: what it is
+     * about (a window, a partitioned request) was destroyed, and in RESET
+     * mode nothing sent before a recovery arrives after it. */
+    if (hdr->epoch < MPIDI_FTDEV_global.epoch) {
         MPL_free(copy);
         return UCS_OK;
     }

@@ -101,7 +101,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_isend(int rank, MPIR_Comm * comm, int h
     };
 
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(MPIDIU_comm_rank_to_av(comm, rank)));
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(MPIDIU_comm_rank_to_av(comm, rank), NULL, 0));
 
     MPIDI_Datatype_get_info(count, datatype, dt_contig, data_sz, dt_ptr, dt_true_lb);
     size_t hdr_len = sizeof(MPIDI_FTDEV_am_header_t) + am_hdr_sz;
@@ -164,7 +164,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_am_send_hdr(int rank, MPIR_Comm * comm, in
     };
 
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(MPIDIU_comm_rank_to_av(comm, rank)));
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(MPIDIU_comm_rank_to_av(comm, rank), NULL, 0));
 
     b = MPIDI_FTDEV_am_buf_create(handler_id, am_hdr, am_hdr_sz, 0, 0);
     MPIR_ERR_CHKANDJUMP(b == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");

@@ -35,18 +35,19 @@ static void install_early_sigusr1(void)
 
 /* ---- completing requests a failure cut short ------------------------- */
 
-/* The user sees the request complete now, with err; UCX keeps its
- * reference until it lets go of the request (if ever: a request to a dead
- * peer may stay in UCX forever). */
+/* The user sees the request complete now, with err; UCX keeps a reference
+ * of its own until it lets go of the request (if ever: a request to a dead
+ * peer may stay in UCX forever). The completion goes the usual way, which
+ * also tells waits that progress was made: a wait that saw no progress
+ * would go on waiting for a request that is already complete. */
 static void orphan(MPIR_Request * req, int err)
 {
-    int incomplete;
-
     MPIDI_FTDEV_untrack(req);
     req->status.MPI_ERROR = err;
     MPIR_STATUS_SET_COUNT(req->status, 0);
     MPIDI_FTDEV_REQ(req).orphaned = 1;
-    MPIR_cc_decr(req->cc_ptr, &incomplete);
+    MPIR_Request_add_ref(req);
+    MPIDIU_request_complete(req);
 }
 
 /* Sends complete at once: their peer is dead, or (AUTO/MANUAL) about to
@@ -256,8 +257,9 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
     MPIDI_FTDEV_global.num_failed++;
     MPIR_FTMPI_record_failure(pid, how);
-    if (MPIR_FTMPI_halts_on_failure() && MPIDI_FTDEV_global.unmatched_bits)
-        MPIDI_FTDEV_global.progress_fails = 1;
+    if ((MPIR_FTMPI_halts_on_failure() && MPIDI_FTDEV_global.unmatched_bits) ||
+        MPIDI_FTDEV_global.rma_watch_win)
+        MPIDI_FTDEV_global.progress_checks = 1;
 
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
         if (p != MPIDI_FTDEV_global.my_pid &&
@@ -289,20 +291,57 @@ void MPIDI_FTDEV_launcher_reported_failures(const char *list)
 
 /* ---- refusing operations after a failure -------------------------------- */
 
-int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av)
+int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int context_offset)
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
-    if (av == NULL)
-        return MPI_SUCCESS;
-    switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
-        case MPIDI_FTDEV_PEER_FAILED:
-            return MPIR_FTMPI_failure_error(MPIDI_FTDEV_AV(av).pid);
-        case MPIDI_FTDEV_PEER_BLANK:
-            return MPIDI_FTDEV_BLANK_PEER;
-        default:
-            return MPI_SUCCESS;
+    if (av) {
+        switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
+            case MPIDI_FTDEV_PEER_FAILED:
+                return MPIR_FTMPI_failure_error(MPIDI_FTDEV_AV(av).pid);
+            case MPIDI_FTDEV_PEER_BLANK:
+                return MPIDI_FTDEV_BLANK_PEER;
+        }
     }
+    /* A collective over a communicator with a dead member cannot
+     * complete, even between live members: a member that learned of the
+     * failure first has left it, and its partners would wait forever for
+     * the next step (IGNORE mode keeps such communicators usable for
+     * point-to-point). */
+    if (comm && context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */)
+        return MPIDI_FTDEV_refuse_coll(comm);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
+{
+    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
+        return MPIR_FTMPI_failure_error(-1);
+    if (target < 0)
+        return MPIDI_FTDEV_refuse_coll(win->comm_ptr);
+    int pid = MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(win->comm_ptr, target)).pid;
+    return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE ? MPI_SUCCESS :
+        MPIR_FTMPI_failure_error(pid);
+}
+
+int MPIDI_FTDEV_progress_checks(void)
+{
+    int cont_waits = MPIR_FTMPI_halts_on_failure() && MPIDI_FTDEV_global.unmatched_bits &&
+        MPIR_FTMPI_failure_pending();
+
+    /* CONT keeps the application's requests pending across a failure; its
+     * waits and tests return MPI_ERR_OTHER until the survivors recover */
+    if (cont_waits && MPID_in_application_wait)
+        return MPIR_FTMPI_failure_error(-1);
+    if (MPIDI_FTDEV_global.rma_watch_win) {
+        int err = MPIDI_FTDEV_rma_refuse(MPIDI_FTDEV_global.rma_watch_win,
+                                         MPIDI_FTDEV_global.rma_watch_target);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    if (!cont_waits)
+        MPIDI_FTDEV_global.progress_checks = 0;
+    return MPI_SUCCESS;
 }
 
 static int failed_member(MPIR_Comm * comm, int size, int remote)

@@ -25,14 +25,23 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param);
 
+/* After a failure, waits that can no longer end well end with an error:
+ * those of the application in CONT mode until the recovery (the requests
+ * stay pending, see ftdev_failure.c), and an RMA synchronization that the
+ * failure concerns (ftdev_rma.h). Called by progress while
+ * MPIDI_FTDEV_global.progress_checks is set; clears it when nothing is
+ * left to check. */
+int MPIDI_FTDEV_progress_checks(void);
+
 /* Recovery destroyed communicators: their pending receives end with an
  * error (CONT keeps the application's requests past a failure). */
 void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void);
 
 /* The error an operation gets after a failure, or MPI_SUCCESS: with av
- * the peer of a point-to-point operation (NULL: any source), for a
- * collective or communicator creation over comm. */
-int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av);
+ * the peer of a point-to-point operation (NULL: any source) over comm
+ * (NULL when unknown) with context_offset, which tells a collective's
+ * traffic apart; for a collective or communicator creation over comm. */
+int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int context_offset);
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
 /* refuse_pt2pt's answer for a peer that is a blank of a BLANK world: the

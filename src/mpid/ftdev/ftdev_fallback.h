@@ -2,15 +2,15 @@
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * Collectives run MPICH's own algorithms (MPIR_*_impl) over ftdev's
- * point-to-point; MPICH's generic layer supplies RMA and partitioned
- * communication over ftdev's active messages.
+ * point-to-point; MPICH's generic layer supplies RMA (ftdev_rma.h) and
+ * partitioned communication over ftdev's active messages.
  */
 
 #ifndef FTDEV_FALLBACK_H_INCLUDED
 #define FTDEV_FALLBACK_H_INCLUDED
 
 #include "netmod_am_fallback_coll.h"
-#include "netmod_am_fallback_rma.h"
+#include "ftdev_rma.h"
 #include "netmod_am_fallback_part.h"
 
 #endif /* FTDEV_FALLBACK_H_INCLUDED */

@@ -21,6 +21,7 @@
 #define MPIDI_FTDEV_AV(av)     ((av)->netmod.ftdev)
 #define MPIDI_FTDEV_COMM(comm) ((comm)->dev.ch4.netmod.ftdev)
 #define MPIDI_FTDEV_DT(dt)     ((dt)->dev.netmod.ftdev)
+#define MPIDI_FTDEV_WIN(win)   ((win)->dev.netmod.ftdev)
 
 #define MPIDI_FTDEV_CHK_STATUS(status_)                                         \
     MPIR_ERR_CHKANDJUMP2((status_) != UCS_OK && (status_) != UCS_INPROGRESS,    \
@@ -170,6 +171,10 @@ MPL_STATIC_INLINE_PREFIX ucp_ep_h MPIDI_FTDEV_comm_ep(MPIR_Comm * comm, int rank
 {
     return MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(comm, rank)).ep;
 }
+
+/* Receives every message in UCX's unexpected queue whose tag matches
+ * (tag, mask) into nothing. */
+int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask);
 
 ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header_length,
                                     void *data, size_t length, const ucp_am_recv_param_t * param);

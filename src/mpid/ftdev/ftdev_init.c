@@ -294,12 +294,17 @@ static int all_peers_finalizing(ucs_status_ptr_t * notices)
     return 1;
 }
 
-static void close_all_eps(void)
+/* Closing an endpoint cancels what is still under way on it (sends to a
+ * receiver that a failure took away, or whose receive a failure
+ * cancelled); UCX completes those requests while it closes, and the
+ * worker must not be destroyed before (it would report them as leaked). */
+static void close_all_eps(ucs_status_ptr_t * closing)
 {
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
         .flags = UCP_EP_CLOSE_FLAG_FORCE,
     };
+    int n = 0;
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
         if (addr->ep == NULL)
@@ -307,34 +312,51 @@ static void close_all_eps(void)
         ucs_status_ptr_t r = ucp_ep_close_nbx(addr->ep, &param);
         addr->ep = NULL;
         if (r && !UCS_PTR_IS_ERR(r))
-            ucp_request_free(r);
+            closing[n++] = r;
+    }
+    MPL_time_t start, now;
+    double elapsed = 0;
+    MPL_wtime(&start);
+    for (int i = 0; i < n; i++) {
+        while (ucp_request_check_status(closing[i]) == UCS_INPROGRESS && elapsed < 1.0) {
+            ucp_worker_progress(MPIDI_FTDEV_global.worker);
+            MPL_wtime(&now);
+            MPL_wtime_diff(&start, &now, &elapsed);
+        }
+        ucp_request_free(closing[i]);
     }
 }
 
 int MPIDI_FTDEV_mpi_finalize_hook(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    ucs_status_ptr_t *notices = NULL;
+    /* per process, the UCX request of the finalize notice to it, then that
+     * of the closing of its endpoint */
+    ucs_status_ptr_t *pending = NULL;
 
     /* without MPI_COMM_WORLD (sessions) the transport never started */
     if (MPIDI_FTDEV_global.worker == NULL)
         goto release;
 
-    notices = MPL_calloc(MPIR_Process.size, sizeof(*notices), MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(notices == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    pending = MPL_calloc(MPIR_Process.size, sizeof(*pending), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(pending == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIDI_FTDEV_global.finalizing = 1;
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (pid != MPIDI_FTDEV_global.my_pid &&
             MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
             MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.my_pid,
-                                  NULL, 0, &notices[pid]);
-    while (!all_peers_finalizing(notices))
+                                  NULL, 0, &pending[pid]);
+    while (!all_peers_finalizing(pending))
         MPID_Progress_test(NULL);
     for (int pid = 0; pid < MPIR_Process.size; pid++)
-        if (notices[pid])
-            ucp_request_release(notices[pid]);
+        if (pending[pid])
+            ucp_request_release(pending[pid]);
+    /* nothing can match what is still unexpected (sent to a receive that
+     * a failure cancelled, or of an epoch before a recovery) */
+    mpi_errno = MPIDI_FTDEV_drain(0, 0);
+    MPIR_ERR_CHECK(mpi_errno);
 
-    close_all_eps();
+    close_all_eps(pending);
     ucp_worker_release_address(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_global.address);
     ucp_worker_destroy(MPIDI_FTDEV_global.worker);
     MPIDI_FTDEV_global.worker = NULL;
@@ -352,7 +374,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPIDI_FTDEV_global.peer_reqs = NULL;
 
   fn_exit:
-    MPL_free(notices);
+    MPL_free(pending);
     return mpi_errno;
   fn_fail:
     goto fn_exit;

@@ -75,8 +75,10 @@ typedef struct {
     int dummy;
 } MPIDI_FTDEV_op_t;
 
+/* every window, for the recovery that destroys them */
 typedef struct {
-    int dummy;
+    struct MPIR_Win *next;
+    struct MPIR_Win *prev;
 } MPIDI_FTDEV_win_t;
 
 typedef struct {

@@ -27,7 +27,7 @@ MPL_STATIC_INLINE_PREFIX ucp_tag_message_h MPIDI_FTDEV_probe(int source, int tag
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_probe_gate(int source, MPIDI_av_entry_t * addr,
                                                     int *flag, MPI_Status * status)
 {
-    int gate = MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr);
+    int gate = MPIDI_FTDEV_refuse_pt2pt(source == MPI_ANY_SOURCE ? NULL : addr, NULL, 0);
     if (gate == MPIDI_FTDEV_BLANK_PEER) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)

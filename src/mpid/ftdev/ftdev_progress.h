@@ -21,13 +21,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
                MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD > 0) {
         sched_yield();
     }
-    /* CONT keeps the application's requests pending across a failure; its
-     * waits and tests return MPI_ERR_OTHER until the survivors recover */
-    if (unlikely(MPIDI_FTDEV_global.progress_fails) && MPID_in_application_wait) {
-        if (MPIR_FTMPI_failure_pending())
-            return MPIR_FTMPI_failure_error(-1);
-        MPIDI_FTDEV_global.progress_fails = 0;
-    }
+    if (unlikely(MPIDI_FTDEV_global.progress_checks))
+        return MPIDI_FTDEV_progress_checks();
     return MPI_SUCCESS;
 }
 

@@ -72,7 +72,7 @@ static void discard_done_cb(void *request, ucs_status_t status, const ucp_tag_re
 {
 }
 
-static int drain(uint64_t tag, uint64_t mask)
+int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask)
 {
     int mpi_errno = MPI_SUCCESS;
     static ucp_datatype_t discard_dt;
@@ -119,11 +119,15 @@ int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
             MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_BLANK;
             MPIDI_FTDEV_global.coll_divert = 1;
         }
-        mpi_errno = drain((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT, MPIDI_FTDEV_PID_MASK);
+        mpi_errno = MPIDI_FTDEV_drain((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT, MPIDI_FTDEV_PID_MASK);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
     MPIDI_FTDEV_fail_requests_of_destroyed_comms();
+    /* windows are named by the number of windows made on their
+     * communicator: MPI_COMM_WORLD, which survives, counts from 0 again in
+     * the new world (where a replacement counts from 0) */
+    MPIDIG_COMM(MPIR_Process.comm_world, window_instance) = 0;
     MPIDI_FTDEV_global.epoch = epoch;
     MPIDI_FTDEV_global.epoch_bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
         MPIDI_FTDEV_EPOCH_MASK;
@@ -137,7 +141,7 @@ int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
         uint64_t bits = e << MPIDI_FTDEV_EPOCH_SHIFT;
         if (bits == MPIDI_FTDEV_global.epoch_bits)
             continue;
-        mpi_errno = drain(bits | context_bits, MPIDI_FTDEV_EPOCH_MASK | context_mask);
+        mpi_errno = MPIDI_FTDEV_drain(bits | context_bits, MPIDI_FTDEV_EPOCH_MASK | context_mask);
         MPIR_ERR_CHECK(mpi_errno);
     }
 

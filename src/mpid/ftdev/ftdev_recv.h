@@ -84,7 +84,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIR_Request *rreq = *request;
 
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(rank == MPI_ANY_SOURCE ? NULL : addr),
+    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(rank == MPI_ANY_SOURCE ? NULL : addr, comm,
+                                                      context_offset),
                              request, MPIR_REQUEST_KIND__RECV, MPIR_Request_create_null_recv());
 
     if (rreq == NULL) {
@@ -120,7 +121,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_imrecv(void *buf, MPI_Aint count, MPI_
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(NULL));
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_pt2pt(NULL, NULL, 0));
 
     MPIDI_FTDEV_request_start(message, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_REQ(message).pid),
                               NULL, 0);

@@ -44,7 +44,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
     size_t ucp_count;
 
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(addr), request, MPIR_REQUEST_KIND__SEND,
+    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(addr, comm, context_offset), request, MPIR_REQUEST_KIND__SEND,
                              MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND));
 
     uint64_t ucp_tag = MPIDI_FTDEV_make_tag(comm->context_id + context_offset,

@@ -77,9 +77,13 @@ typedef struct {
     uint8_t *peer_finalizing;
     int num_failed;             /* nonzero sends every call to the slow checks */
     int coll_divert;            /* ATOMIC mode or blanks: collectives may be diverted */
-    int progress_fails;         /* CONT: a failure awaits recovery, waits return errors */
+    int progress_checks;        /* progress has failure checks to make, see
+                                 * MPIDI_FTDEV_progress_checks */
+    struct MPIR_Win *rma_watch_win;     /* the window of the RMA synchronization under way */
+    int rma_watch_target;       /* its target rank, -1: the whole window */
     int finalizing;
     struct MPIR_Comm *comms;    /* registry of communicators, see MPIDI_FTDEV_comm_t */
+    struct MPIR_Win *wins;      /* registry of windows, see MPIDI_FTDEV_win_t */
 
     /* REBUILD: every process's worker address, which the coordinator of a
      * rebuild hands to replacements; per process id, whether its current

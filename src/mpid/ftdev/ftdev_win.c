@@ -2,7 +2,8 @@
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * One-sided communication is MPICH's generic implementation (MPIDIG) over
- * ftdev's active messages; windows need no transport state of their own.
+ * ftdev's active messages (synchronizations: ftdev_rma.h). ftdev keeps a
+ * registry of the windows, which a recovery destroys.
  */
 
 #include "mpidimpl.h"
@@ -57,24 +58,60 @@ int MPIDI_FTDEV_mpi_win_create_dynamic(MPIR_Info * info, MPIR_Comm * comm, MPIR_
     return MPIDIG_mpi_win_create_dynamic(info, comm, win_p);
 }
 
+static int register_win(MPIR_Win * win)
+{
+    MPIDI_FTDEV_win_t *w = &MPIDI_FTDEV_WIN(win);
+    w->prev = NULL;
+    w->next = MPIDI_FTDEV_global.wins;
+    if (w->next)
+        MPIDI_FTDEV_WIN(w->next).prev = win;
+    MPIDI_FTDEV_global.wins = win;
+    return MPI_SUCCESS;
+}
+
+static void unregister_win(MPIR_Win * win)
+{
+    MPIDI_FTDEV_win_t *w = &MPIDI_FTDEV_WIN(win);
+    if (w->prev)
+        MPIDI_FTDEV_WIN(w->prev).next = w->next;
+    else
+        MPIDI_FTDEV_global.wins = w->next;
+    if (w->next)
+        MPIDI_FTDEV_WIN(w->next).prev = w->prev;
+}
+
+/* A destroyed window keeps its memory and handle with a reference count of
+ * zero, which MPICH refuses (MPI_ERR_WIN); messages still addressed to it
+ * find no window and are dropped with their epoch. Its communicator goes
+ * with the others. */
+void MPIDI_FTDEV_destroy_windows(void)
+{
+    MPIR_Win *win;
+    while ((win = MPIDI_FTDEV_global.wins)) {
+        unregister_win(win);
+        MPIDIU_map_erase(MPIDI_global.win_map, MPIDIG_WIN(win, win_id));
+        MPIR_Object_set_ref(win, 0);
+    }
+}
+
 int MPIDI_FTDEV_mpi_win_create_hook(MPIR_Win * win)
 {
-    return MPI_SUCCESS;
+    return register_win(win);
 }
 
 int MPIDI_FTDEV_mpi_win_allocate_hook(MPIR_Win * win)
 {
-    return MPI_SUCCESS;
+    return register_win(win);
 }
 
 int MPIDI_FTDEV_mpi_win_allocate_shared_hook(MPIR_Win * win)
 {
-    return MPI_SUCCESS;
+    return register_win(win);
 }
 
 int MPIDI_FTDEV_mpi_win_create_dynamic_hook(MPIR_Win * win)
 {
-    return MPI_SUCCESS;
+    return register_win(win);
 }
 
 int MPIDI_FTDEV_mpi_win_attach_hook(MPIR_Win * win, void *base, MPI_Aint size)
@@ -89,6 +126,7 @@ int MPIDI_FTDEV_mpi_win_detach_hook(MPIR_Win * win, const void *base)
 
 int MPIDI_FTDEV_mpi_win_free_hook(MPIR_Win * win)
 {
+    unregister_win(win);
     return MPI_SUCCESS;
 }
 

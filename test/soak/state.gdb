@@ -1,0 +1,30 @@
+# What soak.py --backtrace prints of a hung process besides its stack:
+# ftdev's and the recovery layer's state.
+set pagination off
+thread apply all bt 14
+printf "---- state ----\n"
+print MPIDI_FTDEV_global.my_pid
+print MPIDI_FTDEV_global.epoch
+print MPIDI_FTDEV_global.num_failed
+print MPIDI_FTDEV_global.progress_checks
+print *MPIDI_FTDEV_global.peer_state@MPIDI_FTDEV_global.num_pids
+print *MPIDI_FTDEV_global.peer_finalizing@MPIDI_FTDEV_global.num_pids
+print ft
+printf "---- tracked requests ----\n"
+print *MPIDI_FTDEV_global.peer_reqs@MPIDI_FTDEV_global.num_pids
+print MPIDI_FTDEV_global.wildcard_reqs
+if MPIDI_FTDEV_global.wildcard_reqs
+  print *MPIDI_FTDEV_global.wildcard_reqs
+end
+printf "---- agreement ----\n"
+print ag
+if ag.n > 0
+  print *ag.join_epoch@ag.n
+end
+printf "---- waits ----\n"
+frame function MPID_Waitall
+print *request_ptrs[0]
+print request_ptrs[0]->dev.ch4.netmod.ftdev
+print *request_ptrs[0]->dev.ch4.netmod.ftdev.u.ucp_request
+print *request_ptrs[1]
+print request_ptrs[1]->dev.ch4.netmod.ftdev
