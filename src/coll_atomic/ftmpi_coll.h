@@ -96,13 +96,15 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * c, MPIR_Errflag_t * errflag);
 int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * c, void *scratch,
                             MPIR_Request ** request);
 
-/* Two-phase commit of the seq-th atomic collective over comm: `yes` is this
- * process's part. Decides 1 (commit) or 0 (abort), the same on every
- * survivor: at once (MPIR_FTMPI_commit), or step by step (_start, then
- * _test until it returns 1 and sets *commit). */
+/* Two-phase commit of the seq-th atomic collective over comm, whose
+ * members agreed on `instance` for it: `yes` is this process's part.
+ * Decides 1 (commit) or 0 (abort), the same on every survivor: at once
+ * (MPIR_FTMPI_commit), or step by step (_start, then _test until it
+ * returns 1 and sets *commit). */
 typedef struct MPIR_FTMPI_vote MPIR_FTMPI_vote_t;
-int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t seq, int yes);
-MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t seq, int yes);
+int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes);
+MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance,
+                                           uint32_t seq, int yes);
 int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit);
 
 /* A commit-protocol message from process `from` (delivered by the device). */

@@ -251,7 +251,47 @@ void MPIR_FTMPI_atomic_test_death(const char *point)
 
 /* ---- the atomic collective ------------------------------------------------ */
 
-static MPIR_FTMPI_coll_comm_t *sequence_of(MPIR_Comm * comm)
+/* Communicators reuse context ids (a freed one's id goes to a later one,
+ * and the children of a split share one), and each numbers its atomic
+ * collectives from 1. The commit protocol tells their collectives apart by
+ * an instance number, which the members agree on at the first atomic
+ * collective of a communicator in an epoch: one above any this process
+ * has seen for that context id, the largest among them. */
+static uint32_t *next_instance;        /* per context id */
+
+static int agree_instance(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t * s)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    unsigned mine, agreed;
+
+    if (next_instance == NULL) {
+        next_instance = MPL_calloc((size_t) 1 << (8 * sizeof(MPIR_Context_id_t)),
+                                   sizeof(uint32_t), MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(next_instance == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    }
+    mine = next_instance[comm->context_id];
+    MPIR_FTMPI_coll_t c = {.kind = MPIR_FTMPI_ALLREDUCE,.sendbuf = &mine,.recvbuf = &agreed,
+        .recvcount = 1,.recvtype = MPI_UNSIGNED,.op = MPI_MAX,.comm = comm
+    };
+    MPIR_FTMPI_form_t blocking = {.form = MPIR_FTMPI_BLOCKING,.errflag = &errflag };
+    mpi_errno = MPIR_FTMPI_coll_run(&c, &blocking, NULL);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (errflag != MPIR_ERR_NONE) {
+        mpi_errno = MPIR_FTMPI_failure_error(-1);
+        goto fn_fail;
+    }
+    s->instance = agreed;
+    s->instance_known = 1;
+    next_instance[comm->context_id] = agreed + 1;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+static int sequence_of(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t ** seq)
 {
     MPIR_FTMPI_coll_comm_t *s = MPIDI_FTDEV_comm_coll(comm);
     uint32_t epoch = MPIDI_FTDEV_epoch();
@@ -259,9 +299,11 @@ static MPIR_FTMPI_coll_comm_t *sequence_of(MPIR_Comm * comm)
      * refuses a collective on some processes before it starts) */
     if (s->seq_epoch != epoch) {
         s->seq_epoch = epoch;
+        s->instance_known = 0;
         s->seq = 0;
     }
-    return s;
+    *seq = s;
+    return s->instance_known ? MPI_SUCCESS : agree_instance(comm, s);
 }
 
 /* An atomic collective: the call rewritten to write into the temporary
@@ -272,7 +314,7 @@ typedef struct {
     char *user_recvbuf;
     char *tmp;                  /* the temporary buffer, as the receive buffer's origin */
     void *own_tmp;              /* a nonblocking collective's own temporary buffer */
-    uint32_t seq;
+    uint32_t instance, seq;
     unsigned number;            /* of this process's atomic collectives */
     int run_errno;
     /* nonblocking form */
@@ -285,10 +327,14 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint lo, hi;
+    MPIR_FTMPI_coll_comm_t *s;
 
     op->c = *call;
     op->user_recvbuf = call->recvbuf;
-    op->seq = ++sequence_of(call->comm)->seq;
+    mpi_errno = sequence_of(call->comm, &s);
+    MPIR_ERR_CHECK(mpi_errno);
+    op->instance = s->instance;
+    op->seq = ++s->seq;
     op->number = atomic_current = ++atomic_calls;
     mpi_errno = describe_output(&op->c, &op->out);
     MPIR_ERR_CHECK(mpi_errno);
@@ -345,7 +391,8 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
         op.run_errno = MPIR_FTMPI_failure_error(-1);
     test_death_at("before-vote", op.number);
 
-    int commit = MPIR_FTMPI_commit(op.c.comm, op.seq, op.run_errno == MPI_SUCCESS);
+    int commit = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq,
+                                   op.run_errno == MPI_SUCCESS);
     if (commit)
         *errflag = MPIR_ERR_NONE;
     mpi_errno = conclude(&op, commit);
@@ -379,7 +426,8 @@ static int atomic_poll(void *state, MPI_Status * status)
             op->inner = NULL;
         }
         test_death_at("before-vote", op->number);
-        op->vote = MPIR_FTMPI_commit_start(op->c.comm, op->seq, op->run_errno == MPI_SUCCESS);
+        op->vote = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq,
+                                           op->run_errno == MPI_SUCCESS);
     }
     if (MPIR_FTMPI_commit_test(op->vote, &commit)) {
         op->vote = NULL;

@@ -21,9 +21,12 @@ typedef struct {
     int *live_ranks;
     int *live_rank_of;
     struct MPIR_Comm *live;
-    /* ATOMIC: the collectives started on this communicator in epoch
-     * seq_epoch */
+    /* ATOMIC: in epoch seq_epoch, the instance number the members agreed
+     * on for this communicator (valid when instance_known) and the
+     * collectives started on it */
     uint32_t seq_epoch;
+    int instance_known;
+    uint32_t instance;
     uint32_t seq;
 } MPIR_FTMPI_coll_comm_t;
 

@@ -35,13 +35,14 @@ typedef struct {
     uint32_t type;
     uint32_t context_id;
     uint32_t epoch;
+    uint32_t instance;
     uint32_t seq;
     int32_t value;
 } commit_msg_t;
 
 /* What this process knows of one atomic collective. */
 typedef struct record {
-    uint32_t context_id, epoch, seq;
+    uint32_t context_id, epoch, instance, seq;
     int decision;
     int sealed;                 /* answered a query undecided: a coordinator's decision
                                  * no longer counts, and this process decides ABORT if it
@@ -57,12 +58,14 @@ typedef struct record {
 static record_t *records;
 static int nrecords;
 
-static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t seq)
+static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t instance,
+                             uint32_t seq)
 {
     record_t *r, **prev, **oldest_decided = NULL;
 
     for (r = records; r; r = r->next)
-        if (r->context_id == context_id && r->epoch == epoch && r->seq == seq)
+        if (r->context_id == context_id && r->epoch == epoch && r->instance == instance &&
+            r->seq == seq)
             return r;
 
     /* a member asks about one of the last few collectives at most */
@@ -82,6 +85,7 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t seq)
     MPIR_Assert(r);
     r->context_id = context_id;
     r->epoch = epoch;
+    r->instance = instance;
     r->seq = seq;
     r->all_yes = 1;
     r->next = records;
@@ -93,7 +97,8 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t seq)
 static void send_msg(int pid, int type, const record_t * r, int value)
 {
     commit_msg_t m = {
-        .type = type,.context_id = r->context_id,.epoch = r->epoch,.seq = r->seq,.value = value
+        .type = type,.context_id = r->context_id,.epoch = r->epoch,.instance = r->instance,
+        .seq = r->seq,.value = value
     };
     MPIDI_FTDEV_send_commit_msg(pid, &m, sizeof(m));
 }
@@ -104,7 +109,10 @@ void MPIR_FTMPI_commit_message(int from, const void *buf, size_t len)
 
     MPIR_Assert(len == sizeof(m));
     memcpy(&m, buf, sizeof(m));
-    record_t *r = find_record(m.context_id, m.epoch, m.seq);
+    record_t *r = find_record(m.context_id, m.epoch, m.instance, m.seq);
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s %d from %d", m.context_id, m.epoch, m.instance, m.seq,
+                     m.type == VOTE ? "vote" : m.type == DECISION ? "decision" :
+                     m.type == QUERY ? "query" : "state", m.value, from);
     switch (m.type) {
         case VOTE:
             r->nvotes++;
@@ -165,6 +173,9 @@ static void decide_and_tell(MPIR_FTMPI_vote_t * v)
 
     r->decision = !r->sealed && v->yes && r->all_yes && r->nvotes == comm->local_size - 1 ?
         COMMIT : ABORT;
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: coordinator decides %s (%d votes, all yes %d, sealed %d)",
+                     r->context_id, r->epoch, r->instance, r->seq, r->decision == COMMIT ? "COMMIT" : "ABORT",
+                     r->nvotes, v->yes && r->all_yes, r->sealed);
     MPIR_FTMPI_atomic_test_death("coordinator-before-decision");
     for (int rank = 1; rank < comm->local_size; rank++) {
         if (member_dead(comm, rank))
@@ -182,6 +193,8 @@ static void start_termination(MPIR_FTMPI_vote_t * v)
 
     v->r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
     MPIR_Assert(v->r->answered);
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol", v->r->context_id,
+                     v->r->epoch, v->r->instance, v->r->seq);
     for (int rank = 0; rank < comm->local_size; rank++)
         if (rank != comm->rank && !member_dead(comm, rank))
             send_msg(MPIDI_FTDEV_comm_pid(comm, rank), QUERY, v->r, 0);
@@ -198,14 +211,18 @@ static int all_answered(MPIR_FTMPI_vote_t * v)
     return 1;
 }
 
-MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t seq, int yes)
+MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, uint32_t seq,
+                                           int yes)
 {
     MPIR_FTMPI_vote_t *v = MPL_malloc(sizeof(*v), MPL_MEM_COLL);
 
     MPIR_Assert(v);
     v->comm = comm;
-    v->r = find_record(comm->context_id, MPIDI_FTDEV_epoch(), seq);
+    v->r = find_record(comm->context_id, MPIDI_FTDEV_epoch(), instance, seq);
     v->yes = yes;
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, votes %s", v->r->context_id, v->r->epoch,
+                     instance, seq,
+                     yes ? "yes" : "no");
     if (comm->rank == 0) {
         v->phase = COORDINATING;
     } else {
@@ -241,13 +258,15 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit)
     if (r->decision == UNDECIDED)
         return 0;
     *commit = r->decision == COMMIT;
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s", r->context_id, r->epoch, r->instance, r->seq,
+                     *commit ? "COMMIT" : "ABORT");
     MPL_free(v);
     return 1;
 }
 
-int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t seq, int yes)
+int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes)
 {
-    MPIR_FTMPI_vote_t *v = MPIR_FTMPI_commit_start(comm, seq, yes);
+    MPIR_FTMPI_vote_t *v = MPIR_FTMPI_commit_start(comm, instance, seq, yes);
     int commit;
 
     while (!MPIR_FTMPI_commit_test(v, &commit))

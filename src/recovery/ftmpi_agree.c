@@ -147,6 +147,7 @@ static void send_join(void)
     MPIR_Assert(known);
     known_dead_set(known);
     ag.join_target = coordinator();
+    MPIR_FTMPI_TRACE("agree: join coordinator %d at epoch %u", ag.join_target, ag.epoch);
     if (ag.join_target == MPIR_Process.rank)
         note_join(MPIR_Process.rank, ag.epoch, ag.world_dead);
     else
@@ -160,6 +161,8 @@ void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len)
 
     agree_init();
     MPIR_Assert(len == sizeof(agree_msg_t) + 2 * (size_t) ag.nbytes);
+    MPIR_FTMPI_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
+                     m->epoch, from);
     if (m->kind == MSG_JOIN) {
         /* failures the sender knows of and this process does not */
         for (int p = 0; p < ag.n; p++)
@@ -191,6 +194,7 @@ static void decide(void)
 {
     ag.decided = 1;
     ag.decided_epoch = ag.best_epoch + 1;
+    MPIR_FTMPI_TRACE("agree: decides epoch %u", ag.decided_epoch);
     known_dead_set(ag.decided_dead);
     memcpy(ag.decided_prev, ag.best_world_dead, ag.nbytes);
     for (int p = 0; p < ag.n; p++)

@@ -13,6 +13,16 @@
 #include <stdint.h>
 #include "ftmpi_coll_pre.h"
 
+/* ---- tracing (ftmpi_trace.c) --------------------------------------------- */
+
+/* A line on stderr for a protocol step when MPIR_CVAR_FTMPI_TRACE is set. */
+void MPIR_FTMPI_trace(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
+#define MPIR_FTMPI_TRACE(...)                           \
+    do {                                                \
+        if (unlikely(MPIR_CVAR_FTMPI_TRACE))            \
+            MPIR_FTMPI_trace(__VA_ARGS__);              \
+    } while (0)
+
 /* ---- modes (ftmpi_modes.c) ---------------------------------------------- */
 
 /* The job's fault-tolerance modes, as FTMPI_*_MODE_* values of mpi.h. */

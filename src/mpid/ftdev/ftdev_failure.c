@@ -254,6 +254,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
         return;
     }
 
+    MPIR_FTMPI_TRACE("failure: process %d (%s)", pid, how);
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
     MPIDI_FTDEV_global.num_failed++;
     MPIR_FTMPI_record_failure(pid, how);

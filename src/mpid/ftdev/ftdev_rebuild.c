@@ -176,6 +176,9 @@ void MPIDI_FTDEV_rebuild_message(int from, const void *buf, size_t len)
     if (alloc_state() != MPI_SUCCESS || len < sizeof(*m) || from < 0 ||
         from >= MPIDI_FTDEV_global.num_pids)
         return;
+    MPIR_FTMPI_TRACE("rebuild: %s epoch %u from %d",
+                     m->kind == MSG_READY ? "ready" : m->kind == MSG_HELLO ? "hello" :
+                     m->kind == MSG_WELCOME ? "welcome" : "rebuilt", m->epoch, from);
     switch (m->kind) {
         case MSG_READY:
             rb.ready_epoch[from] = m->epoch;

@@ -128,6 +128,7 @@ int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
      * communicator: MPI_COMM_WORLD, which survives, counts from 0 again in
      * the new world (where a replacement counts from 0) */
     MPIDIG_COMM(MPIR_Process.comm_world, window_instance) = 0;
+    MPIR_FTMPI_TRACE("epoch: %u begins", epoch);
     MPIDI_FTDEV_global.epoch = epoch;
     MPIDI_FTDEV_global.epoch_bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
         MPIDI_FTDEV_EPOCH_MASK;
