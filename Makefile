@@ -28,7 +28,7 @@ CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
 CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 
 .PHONY: all deps tree configure build install check test-ftmpi check-mpich-smoke \
-        check-mpich check-mpich-stored demo bench stock clean distclean
+        check-mpich check-mpich-stored demo bench stock soak clean distclean
 
 all: install
 
@@ -75,6 +75,12 @@ check: install
 
 test-ftmpi: install
 	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh
+
+# The random-kill soak until SOAK_KILLS kills were made (SOAK_ARGS: e.g.
+# --seed N, --mode SHRINK/MANUAL/RESET/ATOMIC, --methods stop).
+SOAK_KILLS ?= 1000
+soak: install
+	@python3 test/soak/soak.py --prefix $(PREFIX) --kills $(SOAK_KILLS) $(SOAK_ARGS)
 
 check-mpich-smoke: install
 	@MPI_PREFIX=$(PREFIX) test/mpich/run-mpich-tests.sh --smoke

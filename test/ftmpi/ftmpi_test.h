@@ -87,13 +87,17 @@ static inline int ft_report(void)
     return test_errors != 0;
 }
 
-/* Dies the way a test asks for: "kill" (SIGKILL) or "exit" (_exit). */
+/* Dies the way a test asks for: "kill" (SIGKILL), "exit" (_exit), or
+ * "stop" (SIGSTOP: the process hangs without dying, and the others'
+ * heartbeat must declare it failed and kill it). */
 static inline void ft_die(const char *how)
 {
     fflush(stdout);
     fflush(stderr);
     if (strcmp(how, "exit") == 0)
         _exit(3);
+    if (strcmp(how, "stop") == 0)
+        raise(SIGSTOP);
     raise(SIGKILL);
 }
 

@@ -44,6 +44,22 @@ record() { # name ok|FAIL seconds [detail]
     fi
 }
 
+# Processes still alive 3 s after the job ended that carry its tag (their
+# pids and names); they are killed so that later tests start clean.
+left_behind() {
+    local tag=$1 pids= waited=0 p
+    while :; do
+        pids=$(grep -lsa "FTMPI_TEST_JOB_TAG=$tag" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+        pids=${pids% }
+        [ -z "$pids" ] || [ $waited -ge 30 ] && break
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    [ -n "$pids" ] || return 0
+    for p in $pids; do printf '%s(%s) ' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done
+    kill -9 $pids 2>/dev/null
+}
+
 build() { # program -> 0 if built
     local src=$here/$1.c exe=$bindir/$1
     [ -f "$src" ] || { echo "no source $src" >&2; return 1; }
@@ -83,12 +99,18 @@ run_entry() {
         return
     fi
     local out=$bindir/$name.$np.$(echo "${args[*]} ${envs[*]}" | md5sum | cut -c1-8).out start rc
+    # every process of the job (launcher, proxies, ranks, replacements)
+    # inherits the tag, so those left behind can be found afterwards
+    local tag=ftmpi-test-$$-$RANDOM$RANDOM left
     start=$(date +%s%N)
-    (cd "$bindir" && env "${envs[@]}" timeout -k 5 "$limit" mpiexec -n "$np" "./$prog" "${args[@]}") </dev/null >"$out" 2>&1
+    (cd "$bindir" && env "${envs[@]}" FTMPI_TEST_JOB_TAG=$tag timeout -k 5 "$limit" mpiexec -n "$np" "./$prog" "${args[@]}") </dev/null >"$out" 2>&1
     rc=$?
     local secs
     secs=$(elapsed "$start")
-    if [ $rc = 124 ] || [ $rc = 137 ]; then
+    left=$(left_behind "$tag")
+    if [ -n "$left" ]; then
+        record "$label" FAIL "$secs" "processes left behind 3 s after mpiexec returned: $left (output: $out)"
+    elif [ $rc = 124 ] || [ $rc = 137 ]; then
         record "$label" FAIL "$secs" "timed out after ${limit}s (output: $out)"
     elif [ "$expect_exit" = 0 ] && [ $rc != 0 ]; then
         record "$label" FAIL "$secs" "exit status $rc (output: $out)"
@@ -130,6 +152,15 @@ if [ ${#only[@]} -eq 0 ]; then
         if [ $rc = 0 ]; then record "$(basename "$t" .sh)" ok "$secs"
         else record "$(basename "$t" .sh)" FAIL "$secs" "$(echo "$msg" | tail -n 2 | tr '\n' ' ')"; fi
     done
+fi
+
+# The short random-kill soak: every fault-tolerance mode once, processes
+# killed from outside at random moments (test/soak/soak.py).
+if [ ${#only[@]} -eq 0 ] && [ "${FTMPI_SKIP_SOAK:-0}" != 1 ]; then
+    while read -r name result secs detail; do
+        if [ "$result" = ok ]; then record "$name" ok "$secs"
+        else record "$name" FAIL "$secs" "$detail"; fi
+    done < <(python3 "$top/test/soak/soak.py" --prefix "$prefix" --short --machine-readable)
 fi
 
 if [ $smoke = yes ]; then

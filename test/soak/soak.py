@@ -59,13 +59,15 @@ def parse_mode(text):
 
 
 class Plan:
-    """What one run does, drawn from its seed alone."""
+    """What one run does, drawn from its seed alone (the same draws whatever
+    the mode, so that a seed replays exactly with its mode given)."""
 
-    def __init__(self, seed, modes, np_min, np_max, methods, duration):
+    def __init__(self, seed, modes, np_min, np_max, methods, duration, mode=None):
         rng = random.Random(seed)
         self.seed = seed
-        self.mode = modes[rng.randrange(len(modes))]
-        self.np = rng.randint(np_min, np_max)
+        pick = rng.random()
+        self.mode = mode or modes[int(pick * len(modes))]
+        self.np = np_min + int(rng.random() * (np_max - np_min + 1))
         rebuild = self.mode[0] == "rebuild"
         max_kills = 3 if rebuild else max(1, min(3, self.np - 2))
         self.kills = []
@@ -73,7 +75,7 @@ class Plan:
         for i in range(rng.choice([1, 1, 2, 2, 3])):
             if i >= max_kills or t > duration - 1.0:
                 break
-            method = rng.choice(methods)
+            method = methods[int(rng.random() * len(methods))]
             # a victim among the live processes, chosen when the kill is due
             self.kills.append((t, method, rng.random(), rng.uniform(0.15, 0.6)))
             # the next one often lands during the recovery from this one
@@ -311,11 +313,9 @@ def main():
             break
         else:
             s = seed + index
-        if args.short and not args.replay:
-            # one run per mode, in order, with its own seed
-            plan = Plan(s, [modes[index % len(modes)]], args.np_min, args.np_max, methods, args.duration)
-        else:
-            plan = Plan(s, modes, args.np_min, args.np_max, methods, args.duration)
+        # the short soak runs every mode once, in order, each with its own seed
+        forced = modes[index % len(modes)] if args.short and not args.replay else None
+        plan = Plan(s, modes, args.np_min, args.np_max, methods, args.duration, forced)
         verdict, problems, kills, elapsed, log_path = run_one(args, plan, index, logdir)
         index += 1
         total_kills += len(kills)
@@ -327,7 +327,9 @@ def main():
         detail = "[%s]" % ", ".join(kills)
         if verdict != "ok":
             failed += 1
-            detail += " " + "; ".join("%s: %s" % p for p in problems) + " (log: %s)" % log_path
+            detail += " " + "; ".join("%s: %s" % p for p in problems) + \
+                " (log: %s; replay: soak.py --replay %d --mode %s --np-min %d --np-max %d)" % (
+                    log_path, plan.seed, mode_name(plan.mode), args.np_min, args.np_max)
         if args.machine_readable:
             print("%s %s %.1f %s" % (name.replace(" ", "_"), "ok" if verdict == "ok" else "FAIL",
                                      elapsed, verdict + " " + detail))

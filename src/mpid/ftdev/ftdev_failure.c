@@ -50,24 +50,45 @@ static void orphan(MPIR_Request * req, int err)
     MPIDIU_request_complete(req);
 }
 
-/* Sends complete at once: their peer is dead, or (AUTO/MANUAL) about to
- * drop the message. A receive from the dead process completes at once too
- * (nothing of it can arrive any more); any other receive is withdrawn from
- * UCX and completes with err when UCX lets go of it, which is at once
- * unless a transfer from a live peer already started: that one finishes
- * first, so that nothing writes into the user's buffer after completion. */
+/* Whether a send to a live peer that a failure ends must still run to its
+ * end in UCX before it completes: UCX reads a rendezvous send's buffer
+ * when the receiver takes the message, which may be after the failure,
+ * and the buffer must not be the caller's again by then (MPICH's
+ * collectives free theirs at once). The receivers take every such message
+ * that can no longer be received (MPIDI_FTDEV_drain_stale). Only a
+ * blocking point-to-point send in CONT mode, whose message survivors may
+ * still receive after the recovery, cannot wait for that: it ends at once. */
+static int send_runs_to_its_end(MPIR_Request * req)
+{
+    return !(MPIDI_FTDEV_global.unmatched_bits && MPIDI_FTDEV_REQ(req).blocking &&
+             !MPIDI_FTDEV_REQ(req).coll_comm);
+}
+
+/* Requests with the dead process complete at once: nothing of it can
+ * arrive any more, nothing will be taken by it. A send to a live peer
+ * completes with err when UCX is done with it (send_runs_to_its_end); a
+ * receive is withdrawn from UCX and completes with err when UCX lets go of
+ * it, which is at once unless a transfer from a live peer already
+ * started: that one finishes first, so that nothing writes into the
+ * user's buffer after completion. */
 static void fail_request(MPIR_Request * req, int err, int dead_pid)
 {
     MPIDI_FTDEV_ucp_request_t *ucp_request = MPIDI_FTDEV_REQ(req).u.ucp_request;
+    int with_dead = dead_pid >= 0 &&
+        MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid);
 
-    if (req->kind == MPIR_REQUEST_KIND__SEND ||
-        (dead_pid >= 0 && MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid))) {
-        orphan(req, err);
-    } else {
-        MPIDI_FTDEV_REQ(req).fail_err = err;
+    if (req->kind == MPIR_REQUEST_KIND__SEND) {
+        if (with_dead || !send_runs_to_its_end(req))
+            orphan(req, err);
+        else
+            MPIDI_FTDEV_REQ(req).fail_err = err;
+        return;
     }
-    if (req->kind != MPIR_REQUEST_KIND__SEND)
-        ucp_request_cancel(MPIDI_FTDEV_global.worker, ucp_request);
+    if (with_dead)
+        orphan(req, err);
+    else
+        MPIDI_FTDEV_REQ(req).fail_err = err;
+    ucp_request_cancel(MPIDI_FTDEV_global.worker, ucp_request);
 }
 
 static int comm_has_pid(MPIR_Comm * comm, int pid)
@@ -255,12 +276,11 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     }
 
     MPIR_FTMPI_TRACE("failure: process %d (%s)", pid, how);
+    MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
     MPIDI_FTDEV_global.num_failed++;
     MPIR_FTMPI_record_failure(pid, how);
-    if ((MPIR_FTMPI_halts_on_failure() && MPIDI_FTDEV_global.unmatched_bits) ||
-        MPIDI_FTDEV_global.rma_watch_win)
-        MPIDI_FTDEV_global.progress_checks = 1;
+    MPIDI_FTDEV_global.progress_checks = 1;
 
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
         if (p != MPIDI_FTDEV_global.my_pid &&
@@ -327,12 +347,11 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 
 int MPIDI_FTDEV_progress_checks(void)
 {
-    int cont_waits = MPIR_FTMPI_halts_on_failure() && MPIDI_FTDEV_global.unmatched_bits &&
-        MPIR_FTMPI_failure_pending();
+    int pending = MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending();
 
     /* CONT keeps the application's requests pending across a failure; its
      * waits and tests return MPI_ERR_OTHER until the survivors recover */
-    if (cont_waits && MPID_in_application_wait)
+    if (pending && MPIDI_FTDEV_global.unmatched_bits && MPID_in_application_wait)
         return MPIR_FTMPI_failure_error(-1);
     if (MPIDI_FTDEV_global.rma_watch_win) {
         int err = MPIDI_FTDEV_rma_refuse(MPIDI_FTDEV_global.rma_watch_win,
@@ -340,7 +359,11 @@ int MPIDI_FTDEV_progress_checks(void)
         if (err != MPI_SUCCESS)
             return err;
     }
-    if (!cont_waits)
+    MPIDI_FTDEV_heartbeat_failures();
+    /* the senders of what nobody can receive any more wait for it to be
+     * taken; IGNORE mode has such messages for as long as it runs */
+    int stale = MPIDI_FTDEV_drain_stale(pending);
+    if (!pending && !stale)
         MPIDI_FTDEV_global.progress_checks = 0;
     return MPI_SUCCESS;
 }

@@ -12,6 +12,17 @@
 /* MPIDI_FTDEV_peer_failed(pid, how), the entry point every failure source
  * calls, is declared with the device interface in ftmpi_recovery.h. */
 
+/* Heartbeat (ftdev_heartbeat.c): whether it runs in this job; this
+ * process's socket (its contact, or port 0 when off); the thread, from
+ * MPI_Init's end to MPI_Finalize's; the failures it noticed, handled by
+ * progress; a process id taken over by a replacement. */
+int MPIDI_FTDEV_heartbeat_enabled(void);
+int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact);
+int MPIDI_FTDEV_heartbeat_start(void);
+void MPIDI_FTDEV_heartbeat_stop(void);
+void MPIDI_FTDEV_heartbeat_failures(void);
+void MPIDI_FTDEV_heartbeat_revive(int pid);
+
 /* The launcher's PMI_dead_processes list, e.g. "3,5". */
 void MPIDI_FTDEV_launcher_reported_failures(const char *list);
 

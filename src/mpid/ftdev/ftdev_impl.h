@@ -176,6 +176,13 @@ MPL_STATIC_INLINE_PREFIX ucp_ep_h MPIDI_FTDEV_comm_ep(MPIR_Comm * comm, int rank
  * (tag, mask) into nothing. */
 int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask);
 
+/* Receives into nothing what can no longer be received: with a failure
+ * awaiting recovery (`pending`, AUTO/MANUAL), every message of this epoch
+ * in RESET mode and the collectives' in CONT mode; in IGNORE mode the
+ * collectives' over communicators with a dead member. Returns whether such
+ * messages may keep coming. */
+int MPIDI_FTDEV_drain_stale(int pending);
+
 ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header_length,
                                     void *data, size_t length, const ucp_am_recv_param_t * param);
 

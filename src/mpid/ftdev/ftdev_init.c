@@ -63,6 +63,7 @@ static char modes_error[256];
 typedef struct {
     int32_t modes_valid;
     MPIR_FTMPI_modes_t modes;
+    MPIDI_FTDEV_hb_contact_t heartbeat;
 } business_card_t;
 
 static void ucp_request_init_cb(void *request)
@@ -120,10 +121,12 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIDI_FTDEV_global.peer_address_len = MPL_calloc(MPIR_Process.size, sizeof(size_t),
                                                      MPL_MEM_ADDRESS);
     MPIDI_FTDEV_global.replaced = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peer_hb = MPL_calloc(MPIR_Process.size, sizeof(MPIDI_FTDEV_hb_contact_t),
+                                            MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_state || !MPIDI_FTDEV_global.peer_finalizing ||
                         !MPIDI_FTDEV_global.peer_address ||
-                        !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.replaced,
-                        mpi_errno, MPI_ERR_OTHER, "**nomem");
+                        !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.replaced ||
+                        !MPIDI_FTDEV_global.peer_hb, mpi_errno, MPI_ERR_OTHER, "**nomem");
 
     *tag_bits = MPIDI_FTDEV_TAG_BITS;
     /* processes of this node may die: finalize must not wait for them */
@@ -228,6 +231,8 @@ int MPIDI_FTDEV_init_world(void)
 
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).pid = pid;
+    mpi_errno = MPIDI_FTDEV_heartbeat_open(&MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank]);
+    MPIR_ERR_CHECK(mpi_errno);
     if (MPIDI_FTDEV_global.is_replacement) {
         if (modes_error[0])
             MPIR_FTMPI_exit_at_init(modes_error);
@@ -240,6 +245,7 @@ int MPIDI_FTDEV_init_world(void)
     MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     card->modes_valid = modes_error[0] == 0;
     card->modes = MPIR_FTMPI_modes;
+    card->heartbeat = MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank];
     memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
     mpi_errno = MPIDU_bc_table_create(MPIR_Process.rank, MPIR_Process.size,
                                       MPIR_Process.node_map, card, (int) card_len, FALSE, FALSE,
@@ -251,6 +257,7 @@ int MPIDI_FTDEV_init_world(void)
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
         business_card_t *peer = (business_card_t *) ((char *) table + pid * bc_len);
+        MPIDI_FTDEV_global.peer_hb[pid] = peer->heartbeat;
         mpi_errno = MPIDI_FTDEV_create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
         MPIR_ERR_CHECK(mpi_errno);
         /* only a rebuild hands addresses on */
@@ -271,7 +278,7 @@ int MPIDI_FTDEV_init_world(void)
 
 int MPIDI_FTDEV_post_init(void)
 {
-    return MPI_SUCCESS;
+    return MPIDI_FTDEV_heartbeat_start();
 }
 
 /* Finalize without a PMI barrier, which would wait forever for a dead
@@ -351,10 +358,22 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (pending[pid])
             ucp_request_release(pending[pid]);
+    /* everyone is here: nobody needs watching any more */
+    MPIDI_FTDEV_heartbeat_stop();
     /* nothing can match what is still unexpected (sent to a receive that
      * a failure cancelled, or of an epoch before a recovery) */
     mpi_errno = MPIDI_FTDEV_drain(0, 0);
     MPIR_ERR_CHECK(mpi_errno);
+    /* and sends of such messages finish once their receivers have drained
+     * them (as they do now), or when they leave */
+    MPL_time_t start, now;
+    double waited = 0;
+    MPL_wtime(&start);
+    while (MPIDI_FTDEV_global.sends_in_flight > 0 && waited < 1.0) {
+        ucp_worker_progress(MPIDI_FTDEV_global.worker);
+        MPL_wtime(&now);
+        MPL_wtime_diff(&start, &now, &waited);
+    }
 
     close_all_eps(pending);
     ucp_worker_release_address(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_global.address);
@@ -371,6 +390,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPL_free(MPIDI_FTDEV_global.peer_address);
     MPL_free(MPIDI_FTDEV_global.peer_address_len);
     MPL_free(MPIDI_FTDEV_global.replaced);
+    MPL_free(MPIDI_FTDEV_global.peer_hb);
     MPIDI_FTDEV_global.peer_reqs = NULL;
 
   fn_exit:

@@ -36,6 +36,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
@@ -85,6 +86,7 @@ typedef struct {
     uint32_t state;             /* ENTRY_* */
     uint32_t address_len;       /* bytes of worker address that follow, padded to 8 */
     int32_t node;               /* WELCOME: its node in MPIR_Process.node_map */
+    MPIDI_FTDEV_hb_contact_t heartbeat;
 } rebuild_entry_t;
 
 #define NO_EPOCH UINT32_MAX
@@ -96,6 +98,7 @@ static struct {
     uint32_t *hello_epoch;
     void **hello_address;
     size_t *hello_len;
+    MPIDI_FTDEV_hb_contact_t *hello_hb;
     ucp_ep_h *hello_ep;
     uint8_t *hello_died;
     /* the last WELCOME or REBUILT, as received */
@@ -105,6 +108,9 @@ static struct {
     int rejoin_coordinator;
     int rejoin_chunks;
     char rejoin_job[256];
+    /* the coordinator's operating-system process id and host */
+    long rejoin_ospid;
+    char rejoin_host[256];
 } rb;
 
 static int alloc_state(void)
@@ -116,9 +122,10 @@ static int alloc_state(void)
     rb.hello_epoch = MPL_malloc(n * sizeof(uint32_t), MPL_MEM_OTHER);
     rb.hello_address = MPL_calloc(n, sizeof(void *), MPL_MEM_OTHER);
     rb.hello_len = MPL_calloc(n, sizeof(size_t), MPL_MEM_OTHER);
+    rb.hello_hb = MPL_calloc(n, sizeof(MPIDI_FTDEV_hb_contact_t), MPL_MEM_OTHER);
     rb.hello_ep = MPL_calloc(n, sizeof(ucp_ep_h), MPL_MEM_OTHER);
     rb.hello_died = MPL_calloc(n, 1, MPL_MEM_OTHER);
-    if (!rb.ready_epoch || !rb.hello_epoch || !rb.hello_address || !rb.hello_len ||
+    if (!rb.ready_epoch || !rb.hello_epoch || !rb.hello_address || !rb.hello_len || !rb.hello_hb ||
         !rb.hello_ep || !rb.hello_died)
         return MPI_ERR_NO_MEM;
     for (int p = 0; p < n; p++)
@@ -140,12 +147,13 @@ static const rebuild_entry_t *next_entry(const rebuild_entry_t * e)
 }
 
 static rebuild_entry_t *put_entry(rebuild_entry_t * e, int pid, int state, const void *address,
-                                  size_t len)
+                                  size_t len, const MPIDI_FTDEV_hb_contact_t * heartbeat)
 {
     e->pid = pid;
     e->state = state;
     e->address_len = (uint32_t) len;
     e->node = MPIR_Process.node_map[pid];
+    e->heartbeat = *heartbeat;
     if (len)
         memcpy(e + 1, address, len);
     return (rebuild_entry_t *) ((char *) e + entry_size(len));
@@ -192,6 +200,7 @@ void MPIDI_FTDEV_rebuild_message(int from, const void *buf, size_t len)
                 MPL_free(rb.hello_address[from]);
                 rb.hello_address[from] = address;
                 rb.hello_len[from] = e->address_len;
+                rb.hello_hb[from] = e->heartbeat;
                 rb.hello_epoch[from] = m->epoch;
                 break;
             }
@@ -237,7 +246,8 @@ int MPIDI_FTDEV_replacement_ep_failed(int pid)
 }
 
 /* Process `pid` is alive again, at `address`. */
-static int install(int pid, const void *address, size_t len, ucp_ep_h ep)
+static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
+                   const MPIDI_FTDEV_hb_contact_t * heartbeat)
 {
     int mpi_errno = MPI_SUCCESS;
 
@@ -253,6 +263,8 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep)
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_ALIVE;
     MPIDI_FTDEV_global.peer_finalizing[pid] = 0;
     MPIDI_FTDEV_global.replaced[pid] = 1;
+    MPIDI_FTDEV_global.peer_hb[pid] = *heartbeat;
+    MPIDI_FTDEV_heartbeat_revive(pid);
     MPIR_FTMPI_revive(pid);
 
   fn_exit:
@@ -440,8 +452,11 @@ static int spawn_replacements(int k, const int *pids, uint32_t epoch, int nchunk
     MPIR_ERR_CHECK(mpi_errno);
 
     /* no spaces: PMI splits values at them */
-    used = snprintf(rejoin, sizeof(rejoin), "%s,%u,%d,%d,%d", MPIR_pmi_job_id(), epoch,
-                    MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, nchunks);
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    used = snprintf(rejoin, sizeof(rejoin), "%s,%u,%d,%d,%d,%ld,%s", MPIR_pmi_job_id(), epoch,
+                    MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, nchunks,
+                    (long) getpid(), host);
     for (int i = 0; i < k && used < sizeof(rejoin); i++)
         used += snprintf(rejoin + used, sizeof(rejoin) - used, ",%d", pids[i]);
     MPIR_ERR_CHKANDJUMP1(used >= sizeof(rejoin) - 1, mpi_errno, MPI_ERR_OTHER,
@@ -495,7 +510,7 @@ static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *agai
     }
     const rebuild_entry_t *e = (const rebuild_entry_t *) (rb.received + 1);
     for (uint32_t i = 0; i < rb.received->count; i++, e = next_entry(e)) {
-        mpi_errno = install(e->pid, e + 1, e->address_len, NULL);
+        mpi_errno = install(e->pid, e + 1, e->address_len, NULL, &e->heartbeat);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -562,15 +577,18 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
     rebuild_entry_t *w = (rebuild_entry_t *) (welcome + 1), *r = (rebuild_entry_t *) (rebuilt + 1);
     for (int pid = 0; pid < n; pid++) {
         if (being_replaced(dead, pid) && !rb.hello_died[pid]) {
-            w = put_entry(w, pid, ENTRY_REPLACED, rb.hello_address[pid], rb.hello_len[pid]);
-            r = put_entry(r, pid, ENTRY_REPLACED, rb.hello_address[pid], rb.hello_len[pid]);
+            w = put_entry(w, pid, ENTRY_REPLACED, rb.hello_address[pid], rb.hello_len[pid],
+                          &rb.hello_hb[pid]);
+            r = put_entry(r, pid, ENTRY_REPLACED, rb.hello_address[pid], rb.hello_len[pid],
+                          &rb.hello_hb[pid]);
             rebuilt->count++;
         } else if (pid == me || MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
             w = put_entry(w, pid, MPIDI_FTDEV_global.peer_finalizing[pid] ? ENTRY_LEAVING :
                           ENTRY_ALIVE, MPIDI_FTDEV_global.peer_address[pid],
-                          MPIDI_FTDEV_global.peer_address_len[pid]);
+                          MPIDI_FTDEV_global.peer_address_len[pid],
+                          &MPIDI_FTDEV_global.peer_hb[pid]);
         } else {
-            w = put_entry(w, pid, ENTRY_DEAD, NULL, 0);
+            w = put_entry(w, pid, ENTRY_DEAD, NULL, 0, &MPIDI_FTDEV_global.peer_hb[pid]);
         }
         welcome->count++;
     }
@@ -587,7 +605,8 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
     for (int pid = 0; pid < n; pid++) {
         if (!being_replaced(dead, pid) || rb.hello_died[pid])
             continue;
-        mpi_errno = install(pid, rb.hello_address[pid], rb.hello_len[pid], rb.hello_ep[pid]);
+        mpi_errno = install(pid, rb.hello_address[pid], rb.hello_len[pid], rb.hello_ep[pid],
+                            &rb.hello_hb[pid]);
         MPIR_ERR_CHECK(mpi_errno);
         rb.hello_ep[pid] = NULL;
         mpi_errno = send_msg(pid, welcome, sizeof(*welcome) + welcome_len);
@@ -717,6 +736,15 @@ int MPIDI_FTDEV_take_over_replaced_rank(void)
     size = (int) strtol(p + (*p == ','), &p, 10);
     rb.rejoin_coordinator = (int) strtol(p + (*p == ','), &p, 10);
     rb.rejoin_chunks = (int) strtol(p + (*p == ','), &p, 10);
+    rb.rejoin_ospid = strtol(p + (*p == ','), &p, 10);
+    p += *p == ',';
+    end = strchr(p, ',');
+    MPIR_ERR_CHKANDJUMP1(end == NULL || end - p >= (ptrdiff_t) sizeof(rb.rejoin_host), mpi_errno,
+                         MPI_ERR_OTHER, "**ftdev_rebuild_preput", "**ftdev_rebuild_preput %s",
+                         val);
+    memcpy(rb.rejoin_host, p, end - p);
+    rb.rejoin_host[end - p] = 0;
+    p = end;
     for (int i = 0; i <= index; i++, p = end) {
         pid = (int) strtol(p + (*p == ','), &end, 10);
         MPIR_ERR_CHKANDJUMP1(end == p, mpi_errno, MPI_ERR_OTHER, "**ftdev_rebuild_preput",
@@ -767,7 +795,7 @@ static int hello(void)
     MPIR_ERR_CHKANDJUMP(m == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     m->count = 1;
     put_entry((rebuild_entry_t *) (m + 1), me, ENTRY_REPLACED, MPIDI_FTDEV_global.address,
-              MPIDI_FTDEV_global.address_len);
+              MPIDI_FTDEV_global.address_len, &MPIDI_FTDEV_global.peer_hb[me]);
     mpi_errno = send_msg(coordinator, m, len);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -777,6 +805,32 @@ static int hello(void)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* The coordinator died before it welcomed this process. UCX may never say
+ * so: an endpoint to a process that died before it answered the
+ * connection is never checked. On the coordinator's host its process id
+ * tells; anywhere, the rebuild's time limit does. */
+static int coordinator_gone(MPL_time_t * start)
+{
+    static MPL_time_t last_check;
+    MPL_time_t now;
+    double elapsed, since_check;
+    char host[256] = "";
+
+    if (MPIDI_FTDEV_global.peer_state[rb.rejoin_coordinator] != MPIDI_FTDEV_PEER_ALIVE)
+        return 1;
+    MPL_wtime(&now);
+    MPL_wtime_diff(start, &now, &elapsed);
+    if (elapsed > MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT)
+        return 1;
+    MPL_wtime_diff(&last_check, &now, &since_check);
+    if (since_check < 0.05)
+        return 0;
+    last_check = now;
+    gethostname(host, sizeof(host) - 1);
+    return !strcmp(host, rb.rejoin_host) && kill((pid_t) rb.rejoin_ospid, 0) != 0 &&
+        errno == ESRCH;
 }
 
 int MPIDI_FTDEV_rejoin(void)
@@ -798,8 +852,10 @@ int MPIDI_FTDEV_rejoin(void)
     if (hello() != MPI_SUCCESS)
         MPIDI_FTDEV_global.peer_state[coordinator] = MPIDI_FTDEV_PEER_FAILED;
 
+    MPL_time_t start;
+    MPL_wtime(&start);
     while (!received(MSG_WELCOME, rb.rejoin_epoch)) {
-        if (MPIDI_FTDEV_global.peer_state[coordinator] != MPIDI_FTDEV_PEER_ALIVE) {
+        if (coordinator_gone(&start)) {
             snprintf(msg, sizeof(msg), "FT-MPICH: the process that launched this replacement "
                      "of rank %d (rank %d) failed before it joined; it leaves, and the "
                      "survivors launch another", me, coordinator);
@@ -827,6 +883,8 @@ int MPIDI_FTDEV_rejoin(void)
     for (uint32_t i = 0; i < rb.received->count; i++, e = next_entry(e)) {
         if (e->state == ENTRY_REPLACED)
             replaced[nreplaced++] = e->pid;
+        if (e->pid != me)
+            MPIDI_FTDEV_global.peer_hb[e->pid] = e->heartbeat;
         if (e->pid == me || e->pid == coordinator)
             continue;
         if (e->state == ENTRY_DEAD) {

@@ -103,6 +103,43 @@ int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask)
     goto fn_exit;
 }
 
+static uint64_t context_field(int context_id)
+{
+    return (uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
+}
+
+static int drain_collectives_of(MPIR_Comm * comm)
+{
+    if (MPIDI_FTDEV_refuse_coll(comm) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return MPIDI_FTDEV_drain(context_field(comm->recvcontext_id + MPIR_CONTEXT_INTRA_COLL),
+                             context_field(0xffff));
+}
+
+int MPIDI_FTDEV_drain_stale(int pending)
+{
+    /* the epoch the failure happened in, which the recovery may already
+     * have left while it goes on (a rebuild): the new one's messages are
+     * good */
+    uint64_t doomed = MPIDI_FTDEV_global.doomed_epoch_bits;
+
+    if (pending) {
+        uint64_t coll = context_field(MPIR_CONTEXT_INTRA_COLL);
+        uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
+        if (MPIDI_FTDEV_global.unmatched_bits)
+            MPIDI_FTDEV_drain(doomed | coll, MPIDI_FTDEV_EPOCH_MASK | suffix);
+        else
+            MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
+        return 1;
+    }
+    if (MPIR_FTMPI_halts_on_failure() || MPIDI_FTDEV_global.finalizing)
+        return 0;
+    drain_collectives_of(MPIR_Process.comm_world);
+    for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next)
+        drain_collectives_of(comm);
+    return 1;
+}
+
 /* ---- the new epoch ---------------------------------------------------------- */
 
 int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)

@@ -17,6 +17,7 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_send_cmpl_cb(void *request, ucs_status
     MPIDI_FTDEV_ucp_request_t *ucp_request = (MPIDI_FTDEV_ucp_request_t *) request;
     MPIR_Request *req = ucp_request->req;
 
+    MPIDI_FTDEV_global.sends_in_flight--;
     if (MPIDI_FTDEV_request_ucx_finished(req)) {
         if (unlikely(status == UCS_ERR_CANCELED)) {
             MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
@@ -60,6 +61,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
 
     MPIR_Request *req;
     if (ucp_request) {
+        MPIDI_FTDEV_global.sends_in_flight++;
         req = MPIR_Request_create_from_pool(MPIR_REQUEST_KIND__SEND, 0, 2);
         MPIR_ERR_CHKANDSTMT(req == NULL, mpi_errno, MPIX_ERR_NOREQ, goto fn_fail, "**nomemreq");
         ucp_request->req = req;

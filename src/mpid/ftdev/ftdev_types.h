@@ -53,6 +53,15 @@ typedef struct {
     uint32_t data_sz;
 } MPIDI_FTDEV_am_header_t;
 
+/* Where a process's heartbeat thread listens (ftdev_heartbeat.c), and
+ * which operating-system process it is. */
+typedef struct {
+    uint32_t ip;                /* IPv4, network order; port 0: no heartbeat */
+    uint16_t port;              /* network order */
+    uint16_t pad;
+    int32_t ospid;
+} MPIDI_FTDEV_hb_contact_t;
+
 typedef struct {
     ucp_context_h context;
     ucp_worker_h worker;
@@ -64,7 +73,10 @@ typedef struct {
     uint32_t epoch;             /* recovery epoch (generation); its low bits go in tags */
     uint64_t epoch_bits;        /* the epoch's field of the UCX tag */
     uint64_t unmatched_bits;    /* tag fields receives ignore: the epoch in CONT mode */
+    uint64_t doomed_epoch_bits; /* the epoch of the last failure, whose messages the
+                                 * recovery from it drops */
     unsigned idle_polls;        /* consecutive progress calls that found nothing */
+    int sends_in_flight;        /* point-to-point sends UCX has not finished */
 
     /* Requests UCX still owns, by the peer they involve; receives from
      * MPI_ANY_SOURCE are kept apart. */
@@ -92,6 +104,7 @@ typedef struct {
      * one. */
     void **peer_address;
     size_t *peer_address_len;
+    MPIDI_FTDEV_hb_contact_t *peer_hb; /* per process id: its heartbeat contact */
     uint8_t *replaced;
     int is_replacement;
 } MPIDI_FTDEV_global_t;
