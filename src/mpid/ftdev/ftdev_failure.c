@@ -347,6 +347,12 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 
 int MPIDI_FTDEV_progress_checks(void)
 {
+    if (MPIDI_global.sigusr1_count != MPIDI_global.my_sigusr1_count) {
+        MPIDI_global.my_sigusr1_count = MPIDI_global.sigusr1_count;
+        int err = MPIDI_check_for_failed_procs();
+        if (err != MPI_SUCCESS)
+            return err;
+    }
     int pending = MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending();
 
     /* CONT keeps the application's requests pending across a failure; its

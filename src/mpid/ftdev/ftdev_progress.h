@@ -21,7 +21,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
                MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD > 0) {
         sched_yield();
     }
-    if (unlikely(MPIDI_FTDEV_global.progress_checks))
+    /* the launcher's failure notice (SIGUSR1) is otherwise read only by
+     * ch4's global progress, which RMA synchronizations do not run */
+    if (unlikely(MPIDI_FTDEV_global.progress_checks ||
+                 MPIDI_global.sigusr1_count != MPIDI_global.my_sigusr1_count))
         return MPIDI_FTDEV_progress_checks();
     return MPI_SUCCESS;
 }
