@@ -279,10 +279,15 @@ def main():
     ap.add_argument("--keep-logs", action="store_true")
     ap.add_argument("--backtrace", action="store_true", help="gdb backtraces of a hung run's processes")
     ap.add_argument("--machine-readable", action="store_true", help="one 'name result seconds detail' line per run")
+    ap.add_argument("--without", action="append", default=[], metavar="WORD",
+                    help="leave out the modes that contain WORD, e.g. rebuild (repeatable)")
     args = ap.parse_args()
 
     args.prefix = os.path.abspath(args.prefix)
-    modes = args.mode or ALL_MODES
+    modes = [m for m in (args.mode or ALL_MODES) if not set(w.lower() for w in args.without) & set(m)]
+    if not modes:
+        print("soak.py: --mode/--without leave no mode to run", file=sys.stderr)
+        return 2
     methods = args.methods.split(",")
     logdir = args.logdir or os.path.join(HERE, "logs")
     os.makedirs(logdir, exist_ok=True)
