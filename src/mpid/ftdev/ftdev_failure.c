@@ -390,13 +390,19 @@ static int failed_member(MPIR_Comm * comm, int size, int remote)
     return -1;
 }
 
+int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
+{
+    int pid = failed_member(comm, comm->remote_size, 1);
+    if (pid < 0 && comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
+        pid = failed_member(comm, comm->local_size, 0);
+    return pid;
+}
+
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
 
-    int pid = failed_member(comm, comm->remote_size, 1);
-    if (pid < 0 && comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
-        pid = failed_member(comm, comm->local_size, 0);
+    int pid = MPIDI_FTDEV_comm_failed_member(comm);
     return pid < 0 ? MPI_SUCCESS : MPIR_FTMPI_failure_error(pid);
 }

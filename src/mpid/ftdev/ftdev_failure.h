@@ -55,6 +55,9 @@ void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void);
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int context_offset);
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
+/* A failed process id among comm's members (blanks aside), or -1. */
+int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
+
 /* refuse_pt2pt's answer for a peer that is a blank of a BLANK world: the
  * operation behaves as with MPI_PROC_NULL. Error codes are positive. */
 #define MPIDI_FTDEV_BLANK_PEER (-1)

@@ -174,12 +174,20 @@ static void send_to(int pid, int kind, int about)
         sendto(hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to, sizeof(to));
 }
 
+/* Marks pid failed for the main thread, which handles it at its next
+ * progress call (MPIDI_FTDEV_heartbeat_failures). */
+static void suspect(int pid)
+{
+    __atomic_store_n(&hb.suspected[pid], 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
+}
+
 static void declare_failed(int pid)
 {
     int n = MPIDI_FTDEV_global.num_pids;
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
 
-    hb.suspected[pid] = 1;
+    suspect(pid);
     fprintf(stderr, "FT-MPICH: process %d sent no heartbeat for %d ms and is declared failed\n",
             pid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT);
     if (MPIR_Process.node_map &&
@@ -189,7 +197,6 @@ static void declare_failed(int pid)
     for (int p = 0; p < n; p++)
         if (p != MPIDI_FTDEV_global.my_pid && p != pid && live(p))
             send_to(p, HB_FAILED, pid);
-    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
 }
 
 static void *beat(void *arg)
@@ -238,10 +245,8 @@ static void *beat(void *arg)
                 }
                 else if (m.kind == HB_FAILED && m.about >= 0 &&
                          m.about < MPIDI_FTDEV_global.num_pids &&
-                         m.about != MPIDI_FTDEV_global.my_pid && !hb.suspected[m.about]) {
-                    hb.suspected[m.about] = 1;
-                    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
-                }
+                         m.about != MPIDI_FTDEV_global.my_pid && !hb.suspected[m.about])
+                    suspect(m.about);
             }
         }
 

@@ -714,6 +714,17 @@ int MPIDI_FTDEV_rebuild(uint32_t epoch, const uint8_t * dead, int coordinator, i
 
 /* ---- the replacement's side ------------------------------------------------------ */
 
+/* Copies the field [from, end) of the rejoin key into to[size]; 0 when
+ * there is no end or it does not fit. */
+static int copy_field(const char *from, const char *end, char *to, size_t size)
+{
+    if (end == NULL || end - from >= (ptrdiff_t) size)
+        return 0;
+    memcpy(to, from, end - from);
+    to[end - from] = 0;
+    return 1;
+}
+
 int MPIDI_FTDEV_take_over_replaced_rank(void)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -727,11 +738,9 @@ int MPIDI_FTDEV_take_over_replaced_rank(void)
         goto fn_exit;
 
     p = strchr(val, ',');
-    MPIR_ERR_CHKANDJUMP1(p == NULL || p - val >= (ptrdiff_t) sizeof(rb.rejoin_job), mpi_errno,
+    MPIR_ERR_CHKANDJUMP1(!copy_field(val, p, rb.rejoin_job, sizeof(rb.rejoin_job)), mpi_errno,
                          MPI_ERR_OTHER, "**ftdev_rebuild_preput", "**ftdev_rebuild_preput %s",
                          val);
-    memcpy(rb.rejoin_job, val, p - val);
-    rb.rejoin_job[p - val] = 0;
     rb.rejoin_epoch = (uint32_t) strtoul(p + 1, &p, 10);
     size = (int) strtol(p + (*p == ','), &p, 10);
     rb.rejoin_coordinator = (int) strtol(p + (*p == ','), &p, 10);
@@ -739,11 +748,9 @@ int MPIDI_FTDEV_take_over_replaced_rank(void)
     rb.rejoin_ospid = strtol(p + (*p == ','), &p, 10);
     p += *p == ',';
     end = strchr(p, ',');
-    MPIR_ERR_CHKANDJUMP1(end == NULL || end - p >= (ptrdiff_t) sizeof(rb.rejoin_host), mpi_errno,
+    MPIR_ERR_CHKANDJUMP1(!copy_field(p, end, rb.rejoin_host, sizeof(rb.rejoin_host)), mpi_errno,
                          MPI_ERR_OTHER, "**ftdev_rebuild_preput", "**ftdev_rebuild_preput %s",
                          val);
-    memcpy(rb.rejoin_host, p, end - p);
-    rb.rejoin_host[end - p] = 0;
     p = end;
     for (int i = 0; i <= index; i++, p = end) {
         pid = (int) strtol(p + (*p == ','), &end, 10);

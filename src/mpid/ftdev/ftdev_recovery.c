@@ -108,9 +108,11 @@ static uint64_t context_field(int context_id)
     return (uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
 }
 
+/* Runs at every progress call in IGNORE mode after a failure: asks, and
+ * creates no error code. */
 static int drain_collectives_of(MPIR_Comm * comm)
 {
-    if (MPIDI_FTDEV_refuse_coll(comm) == MPI_SUCCESS)
+    if (MPIDI_FTDEV_comm_failed_member(comm) < 0)
         return MPI_SUCCESS;
     return MPIDI_FTDEV_drain(context_field(comm->recvcontext_id + MPIR_CONTEXT_INTRA_COLL),
                              context_field(0xffff));
