@@ -5,6 +5,7 @@
 #   make demo         build if needed, run the demo
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
+#   make check-mpich-ft  MPICH's ULFM tests (test/mpi/ft) on ftdev
 #
 # PREFIX=/path installs elsewhere. Editing a file under src/ and running make
 # again recompiles only what changed.
@@ -28,7 +29,7 @@ CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
 CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 
 .PHONY: all deps tree configure build install check test-ftmpi check-mpich-smoke \
-        check-mpich check-mpich-stored demo bench stock soak clean distclean
+        check-mpich check-mpich-ft check-mpich-stored demo bench stock soak clean distclean
 
 all: install
 
@@ -106,6 +107,10 @@ bench: install stock
 	@FTDEV_PREFIX=$(PREFIX) bench/run-recover.sh
 	@FTDEV_PREFIX=$(PREFIX) bench/run-rebuild.sh
 	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-atomic.sh
+
+# MPICH's own ULFM tests (test/mpi/ft), through its runtests.
+check-mpich-ft: install
+	@MPI_PREFIX=$(PREFIX) test/mpich/run-mpich-tests.sh --ft
 
 check-mpich: install stock
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)

@@ -26,7 +26,8 @@ note() { echo "autogen.sh: $*" >&2; }
 # Where our sources live inside the MPICH tree.
 overlay_map="src/mpid/ftdev:src/mpid/ch4/netmod/ftdev
 src/recovery:src/ftmpi/recovery
-src/coll_atomic:src/ftmpi/coll_atomic"
+src/coll_atomic:src/ftmpi/coll_atomic
+src/ulfm:src/ftmpi/ulfm"
 
 check_tools() {
     local t missing=

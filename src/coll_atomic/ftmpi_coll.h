@@ -107,9 +107,6 @@ MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t inst
                                            uint32_t seq, int yes);
 int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit);
 
-/* A commit-protocol message from process `from` (delivered by the device). */
-void MPIR_FTMPI_commit_message(int from, const void *buf, size_t len);
-
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n]: the process with process id pid
  * kills itself at `point` of its n-th atomic collective (tests only); the
  * commit protocol's points are those of the collective it runs for. */

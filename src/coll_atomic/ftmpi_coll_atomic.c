@@ -293,8 +293,8 @@ static int agree_instance(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t * s)
 
 static int sequence_of(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t ** seq)
 {
-    MPIR_FTMPI_coll_comm_t *s = MPIDI_FTDEV_comm_coll(comm);
-    uint32_t epoch = MPIDI_FTDEV_epoch();
+    MPIR_FTMPI_coll_comm_t *s = MPID_FT_comm_coll(comm);
+    uint32_t epoch = MPID_FT_epoch();
     /* survivors may have counted differently before a recovery (a failure
      * refuses a collective on some processes before it starts) */
     if (s->seq_epoch != epoch) {

@@ -29,8 +29,8 @@ static void forget_live_ranks(MPIR_FTMPI_coll_comm_t * v)
 
 MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_live_view(MPIR_Comm * comm)
 {
-    MPIR_FTMPI_coll_comm_t *v = MPIDI_FTDEV_comm_coll(comm);
-    uint32_t epoch = MPIDI_FTDEV_epoch();
+    MPIR_FTMPI_coll_comm_t *v = MPID_FT_comm_coll(comm);
+    uint32_t epoch = MPID_FT_epoch();
     int n = comm->local_size, nlive = 0;
 
     if (likely(v->known && v->epoch == epoch))
@@ -42,7 +42,7 @@ MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_live_view(MPIR_Comm * comm)
     v->known = 1;
     v->epoch = epoch;
     for (int r = 0; r < n; r++)
-        nlive += !MPIDI_FTDEV_pid_is_blank(MPIDI_FTDEV_comm_pid(comm, r));
+        nlive += !MPID_FT_proc_is_blank(MPID_FT_comm_local_pid(comm, r));
     v->nlive = nlive;
     if (nlive == n)
         return v;
@@ -52,7 +52,7 @@ MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_live_view(MPIR_Comm * comm)
     MPIR_Assert(v->live_ranks && v->live_rank_of);
     nlive = 0;
     for (int r = 0; r < n; r++) {
-        if (MPIDI_FTDEV_pid_is_blank(MPIDI_FTDEV_comm_pid(comm, r))) {
+        if (MPID_FT_proc_is_blank(MPID_FT_comm_local_pid(comm, r))) {
             v->live_rank_of[r] = -1;
         } else {
             v->live_ranks[nlive] = r;
@@ -89,11 +89,11 @@ static int make_live_comm(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t * v)
 
 void MPIR_FTMPI_coll_comm_free(MPIR_Comm * comm)
 {
-    MPIR_FTMPI_coll_comm_t *v = MPIDI_FTDEV_comm_coll(comm);
+    MPIR_FTMPI_coll_comm_t *v = MPID_FT_comm_coll(comm);
 
     /* a recovery destroys live communicators on its own (reference count
      * zero) */
-    if (v->live && v->epoch == MPIDI_FTDEV_epoch() && MPIR_Object_get_ref(v->live) > 0)
+    if (v->live && v->epoch == MPID_FT_epoch() && MPIR_Object_get_ref(v->live) > 0)
         MPIR_Comm_release(v->live);
     v->live = NULL;
     forget_live_ranks(v);

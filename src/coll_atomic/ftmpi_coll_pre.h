@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-typedef struct {
+typedef struct MPIR_FTMPI_coll_comm {
     /* The live ranks of a communicator with blanks, as of recovery epoch
      * `epoch` (valid when `known`): how many, which (in rank order), each
      * rank's rank among them (-1 for a blank), and the communicator of

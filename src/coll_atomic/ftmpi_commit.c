@@ -100,14 +100,20 @@ static void send_msg(int pid, int type, const record_t * r, int value)
         .type = type,.context_id = r->context_id,.epoch = r->epoch,.instance = r->instance,
         .seq = r->seq,.value = value
     };
-    MPIDI_FTDEV_send_commit_msg(pid, &m, sizeof(m));
+    MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &m, sizeof(m));
 }
 
-void MPIR_FTMPI_commit_message(int from, const void *buf, size_t len)
+/* A commit-protocol message from process `from` (channel
+ * MPID_FT_CHANNEL_COMMIT of the device). */
+static void commit_message(int from, const void *buf, size_t len)
 {
     commit_msg_t m;
 
-    MPIR_Assert(len == sizeof(m));
+    if (len != sizeof(m)) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed commit message from rank %d\n",
+                MPIR_Process.rank, from);
+        return;
+    }
     memcpy(&m, buf, sizeof(m));
     record_t *r = find_record(m.context_id, m.epoch, m.instance, m.seq);
     MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s %d from %d", m.context_id, m.epoch, m.instance, m.seq,
@@ -137,11 +143,17 @@ void MPIR_FTMPI_commit_message(int from, const void *buf, size_t len)
     }
 }
 
+__attribute__ ((constructor))
+static void register_commit_channel(void)
+{
+    MPID_FT_register_handler(MPID_FT_CHANNEL_COMMIT, commit_message);
+}
+
 /* ---- waiting -------------------------------------------------------------- */
 
 static int member_dead(MPIR_Comm * comm, int rank)
 {
-    return MPIR_FTMPI_known_dead(MPIDI_FTDEV_comm_pid(comm, rank));
+    return MPIR_FTMPI_known_dead(MPID_FT_comm_local_pid(comm, rank));
 }
 
 /* A failure that ends an undecided collective: any, once this process
@@ -180,7 +192,7 @@ static void decide_and_tell(MPIR_FTMPI_vote_t * v)
     for (int rank = 1; rank < comm->local_size; rank++) {
         if (member_dead(comm, rank))
             continue;
-        send_msg(MPIDI_FTDEV_comm_pid(comm, rank), DECISION, r, r->decision);
+        send_msg(MPID_FT_comm_local_pid(comm, rank), DECISION, r, r->decision);
         if (sent++ == 0)
             MPIR_FTMPI_atomic_test_death("coordinator-mid-decision");
     }
@@ -197,7 +209,7 @@ static void start_termination(MPIR_FTMPI_vote_t * v)
                      v->r->epoch, v->r->instance, v->r->seq);
     for (int rank = 0; rank < comm->local_size; rank++)
         if (rank != comm->rank && !member_dead(comm, rank))
-            send_msg(MPIDI_FTDEV_comm_pid(comm, rank), QUERY, v->r, 0);
+            send_msg(MPID_FT_comm_local_pid(comm, rank), QUERY, v->r, 0);
     v->phase = TERMINATING;
 }
 
@@ -205,7 +217,7 @@ static int all_answered(MPIR_FTMPI_vote_t * v)
 {
     MPIR_Comm *comm = v->comm;
     for (int rank = 0; rank < comm->local_size; rank++)
-        if (rank != comm->rank && !v->r->answered[MPIDI_FTDEV_comm_pid(comm, rank)] &&
+        if (rank != comm->rank && !v->r->answered[MPID_FT_comm_local_pid(comm, rank)] &&
             !member_dead(comm, rank))
             return 0;
     return 1;
@@ -218,7 +230,7 @@ MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, 
 
     MPIR_Assert(v);
     v->comm = comm;
-    v->r = find_record(comm->context_id, MPIDI_FTDEV_epoch(), instance, seq);
+    v->r = find_record(comm->context_id, MPID_FT_epoch(), instance, seq);
     v->yes = yes;
     MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, votes %s", v->r->context_id, v->r->epoch,
                      instance, seq,
@@ -228,7 +240,7 @@ MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, 
     } else {
         v->phase = WAITING;
         if (!member_dead(comm, 0))
-            send_msg(MPIDI_FTDEV_comm_pid(comm, 0), VOTE, v->r, yes);
+            send_msg(MPID_FT_comm_local_pid(comm, 0), VOTE, v->r, yes);
         MPIR_FTMPI_atomic_test_death("after-vote");
     }
     return v;

@@ -129,7 +129,7 @@ static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, c
     m->epoch = epoch;
     memcpy(m->sets, a, ag.nbytes);
     memcpy(m->sets + ag.nbytes, b, ag.nbytes);
-    MPIDI_FTDEV_send_recovery_msg(to, m, len);
+    MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len);
     MPL_free(m);
 }
 
@@ -155,19 +155,26 @@ static void send_join(void)
     MPL_free(known);
 }
 
-void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len)
+/* An agreement message from process `from` (channel
+ * MPID_FT_CHANNEL_RECOVERY of the device). */
+static void agree_message(int from, const void *buf, size_t len)
 {
     const agree_msg_t *m = buf;
 
     agree_init();
-    MPIR_Assert(len == sizeof(agree_msg_t) + 2 * (size_t) ag.nbytes);
+    if (len != sizeof(agree_msg_t) + 2 * (size_t) ag.nbytes ||
+        (m->kind != MSG_JOIN && m->kind != MSG_DECIDE)) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed recovery message from rank %d\n",
+                MPIR_Process.rank, from);
+        return;
+    }
     MPIR_FTMPI_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
                      m->epoch, from);
     if (m->kind == MSG_JOIN) {
         /* failures the sender knows of and this process does not */
         for (int p = 0; p < ag.n; p++)
             if (bit(m->sets, p) && !MPIR_FTMPI_known_dead(p))
-                MPIDI_FTDEV_peer_failed(p, "reported in recovery");
+                MPID_FT_failure_learned(p, "reported in recovery");
         note_join(from, m->epoch, m->sets + ag.nbytes);
     } else if (m->kind == MSG_DECIDE) {
         if (ag.recovering && from == ag.join_target && !MPIR_FTMPI_known_dead(from) &&
@@ -180,11 +187,17 @@ void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len)
     }
 }
 
+__attribute__ ((constructor))
+static void register_agree_channel(void)
+{
+    MPID_FT_register_handler(MPID_FT_CHANNEL_RECOVERY, agree_message);
+}
+
 /* As coordinator: has every process that is alive and not leaving joined? */
 static int all_joined(void)
 {
     for (int p = 0; p < ag.n; p++)
-        if (!MPIR_FTMPI_known_dead(p) && !MPIDI_FTDEV_peer_finalizing(p) &&
+        if (!MPIR_FTMPI_known_dead(p) && !(MPID_FT_proc_state(p) == MPID_FT_PROC_GONE) &&
             ag.join_epoch[p] == NO_JOIN)
             return 0;
     return 1;

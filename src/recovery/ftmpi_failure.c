@@ -9,6 +9,7 @@
 
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
+#include "mpi-ext.h"
 
 static struct {
     uint8_t *known;             /* bitmap of every process known to have failed */
@@ -61,7 +62,7 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
 
     /* Without recovery (IGNORE) the attributes describe every failure so
      * far; otherwise the last recovery sets them. */
-    if (MPIR_FTMPI_modes.recovery == FTMPI_RECOVERY_MODE_IGNORE)
+    if (!MPIR_FTMPI_halts_on_failure())
         MPIR_FTMPI_set_last_failures(ft.failed, ft.num_failed);
 }
 
@@ -94,16 +95,32 @@ int MPIR_FTMPI_failure_pending(void)
 
 int MPIR_FTMPI_returns_failure(int errcode)
 {
-    return ft.ever_failed && !MPIR_FTMPI_aborts_on_failure() &&
+    /* ULFM keeps MPI's default, MPI_ERRORS_ARE_FATAL */
+    return ft.ever_failed && !MPIR_FTMPI_aborts_on_failure() && !MPIR_FTMPI_ulfm() &&
         MPIR_ERR_GET_CLASS(errcode) == MPI_ERR_OTHER;
+}
+
+int MPIR_FTMPI_code_for_user(MPIR_Comm * comm, int errcode)
+{
+    int class = MPIR_ERR_GET_CLASS(errcode);
+    int failure = class == MPIX_ERR_PROC_FAILED || class == MPIX_ERR_PROC_FAILED_PENDING ||
+        class == MPIX_ERR_REVOKED;
+
+    if (!MPIR_FTMPI_ulfm() || errcode == MPI_SUCCESS)
+        return errcode;
+    /* MPICH's collectives report what ended them as MPI_ERR_OTHER */
+    if (comm && comm->revoked && (failure || class == MPI_ERR_OTHER))
+        return MPIX_ERR_REVOKED;
+    return failure ? class : errcode;
 }
 
 int MPIR_FTMPI_failure_error(int pid)
 {
+    /* ULFM's class; FT-MPI programs expect MPI_ERR_OTHER */
+    int errclass = MPIR_FTMPI_ulfm() ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
     if (pid >= 0)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**ftmpi_procfail", "**ftmpi_procfail %d",
-                                    pid);
+                                    errclass, "**ftmpi_procfail", "**ftmpi_procfail %d", pid);
     char ranks[256];
     list_ranks(ft.failed, ft.num_failed, ranks, sizeof(ranks));
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
@@ -130,6 +147,9 @@ int MPIR_FTMPI_get_attr(int keyval, int *value)
             return 1;
         case FTMPI_ERROR_FAILURE:
             *value = ft.failure_code;
+            return 1;
+        case MPIX_FT:
+            *value = MPIR_FTMPI_ulfm();
             return 1;
         default:
             return 0;

@@ -30,7 +30,7 @@ typedef struct {
 
 static const mode_value_t recovery_values[] = {
     {"manual", FTMPI_RECOVERY_MODE_MANUAL}, {"auto", FTMPI_RECOVERY_MODE_AUTO},
-    {"ignore", FTMPI_RECOVERY_MODE_IGNORE}, {NULL, 0}
+    {"ignore", FTMPI_RECOVERY_MODE_IGNORE}, {"ulfm", FTMPI_RECOVERY_MODE_ULFM}, {NULL, 0}
 };
 static const mode_value_t comm_values[] = {
     {"abort", FTMPI_COMM_MODE_ABORT}, {"rebuild", FTMPI_COMM_MODE_REBUILD},
@@ -74,6 +74,37 @@ static void allowed_values(const mode_var_t * v, char *buf, size_t len)
                  mv->name);
 }
 
+/* ULFM is asked for with FTMPI_RECOVERY_MODE=ulfm or with MPICH's
+ * MPIR_CVAR_ENABLE_FT=1. Its rules leave no room for FT-MPI's: no
+ * communicator modes, no CONT, no ATOMIC. */
+static int ulfm_combination(char *msg, size_t len)
+{
+    const char *recovery = getenv("FTMPI_RECOVERY_MODE");
+
+    if (MPIR_CVAR_ENABLE_FT) {
+        if (recovery && *recovery && MPIR_FTMPI_modes.recovery != FTMPI_RECOVERY_MODE_ULFM) {
+            snprintf(msg, len, "FT-MPICH: MPIR_CVAR_ENABLE_FT=1 asks for ULFM, but "
+                     "FTMPI_RECOVERY_MODE=%s asks for FT-MPI; unset one of them", recovery);
+            return 1;
+        }
+        MPIR_FTMPI_modes.recovery = FTMPI_RECOVERY_MODE_ULFM;
+    }
+    if (MPIR_FTMPI_modes.recovery != FTMPI_RECOVERY_MODE_ULFM)
+        return 0;
+    for (size_t i = 1; i < N_MODE_VARS; i++) {
+        const mode_var_t *v = &mode_vars[i];
+        if (*field(&MPIR_FTMPI_modes, v) != v->values[0].value &&
+            (i != 1 || MPIR_FTMPI_modes.comm != FTMPI_COMM_MODE_ABORT)) {
+            snprintf(msg, len, "FT-MPICH: %s=%s does not apply to ULFM (FTMPI_RECOVERY_MODE=ulfm "
+                     "or MPIR_CVAR_ENABLE_FT=1); unset it", v->variable, getenv(v->variable));
+            return 1;
+        }
+    }
+    /* MPICH's waits apply the wildcard-receive rules only with this set */
+    MPIR_CVAR_ENABLE_FT = 1;
+    return 0;
+}
+
 int MPIR_FTMPI_read_modes(char *msg, size_t len)
 {
     for (size_t i = 0; i < N_MODE_VARS; i++) {
@@ -94,7 +125,7 @@ int MPIR_FTMPI_read_modes(char *msg, size_t len)
         }
         *field(&MPIR_FTMPI_modes, v) = mv->value;
     }
-    return 0;
+    return ulfm_combination(msg, len);
 }
 
 int MPIR_FTMPI_compare_modes(const MPIR_FTMPI_modes_t * theirs, int pid, char *msg, size_t len)
@@ -123,13 +154,17 @@ void MPIR_FTMPI_exit_at_init(const char *msg)
     exit(1);
 }
 
+int MPIR_FTMPI_ulfm(void)
+{
+    return MPIR_FTMPI_modes.recovery == FTMPI_RECOVERY_MODE_ULFM;
+}
+
 int MPIR_FTMPI_aborts_on_failure(void)
 {
-    return MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_ABORT &&
-        MPIR_FTMPI_modes.recovery != FTMPI_RECOVERY_MODE_IGNORE;
+    return MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_ABORT && MPIR_FTMPI_halts_on_failure();
 }
 
 int MPIR_FTMPI_halts_on_failure(void)
 {
-    return MPIR_FTMPI_modes.recovery != FTMPI_RECOVERY_MODE_IGNORE;
+    return MPIR_FTMPI_modes.recovery != FTMPI_RECOVERY_MODE_IGNORE && !MPIR_FTMPI_ulfm();
 }

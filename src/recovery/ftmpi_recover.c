@@ -49,7 +49,7 @@ static void destroy_comms(void)
 {
     MPIR_Comm *world = MPIR_Process.comm_world, *comm;
 
-    while ((comm = MPIDI_FTDEV_next_user_comm(world->node_comm, world->node_roots_comm)))
+    while ((comm = MPID_FT_next_user_comm(world->node_comm, world->node_roots_comm)))
         destroy_comm(comm);
 }
 
@@ -182,19 +182,19 @@ static int recover(void)
     nfailed = 0;
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (dead(dead_set, pid) && (rebuild || !dead(prev, pid)))
-            ranks[nfailed++] = MPIDI_FTDEV_world_rank_of_pid(pid);
+            ranks[nfailed++] = MPID_FT_world_rank_of_pid(pid);
 
-    MPIDI_FTDEV_destroy_windows();
+    MPID_FT_destroy_windows();
     destroy_comms();
     destroy_groups();
-    mpi_errno = MPIDI_FTDEV_begin_epoch(epoch, dead_set,
+    mpi_errno = MPID_FT_begin_epoch(epoch, dead_set,
                                         MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_BLANK);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_SHRINK) {
         mpi_errno = shrink_world(dead_set);
         MPIR_ERR_CHECK(mpi_errno);
     } else if (rebuild) {
-        mpi_errno = MPIDI_FTDEV_rebuild(epoch, dead_set, decider, &again);
+        mpi_errno = MPID_FT_rebuild_world(epoch, dead_set, decider, &again);
         MPIR_ERR_CHECK(mpi_errno);
         if (again)
             goto agree;
@@ -236,7 +236,7 @@ int MPIR_FTMPI_restarted_node(void)
 int MPIR_FTMPI_comm_dup_hook(MPIR_Comm * comm_ptr, MPI_Comm * newcomm, int *mpi_errno)
 {
     if (comm_ptr != MPIR_Process.comm_world || MPIR_FTMPI_aborts_on_failure() ||
-        MPIR_FTMPI_modes.recovery == FTMPI_RECOVERY_MODE_IGNORE)
+        !MPIR_FTMPI_halts_on_failure())
         return 0;
     if (MPIR_FTMPI_failure_pending()) {
         *mpi_errno = recover();

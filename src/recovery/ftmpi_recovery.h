@@ -52,6 +52,10 @@ int MPIR_FTMPI_compare_modes(const MPIR_FTMPI_modes_t * theirs, int pid, char *m
  * exits with status 1. */
 void MPIR_FTMPI_exit_at_init(const char *msg);
 
+/* FTMPI_RECOVERY_MODE=ulfm or MPIR_CVAR_ENABLE_FT=1: ULFM's rules, no
+ * FT-MPI recovery, communication between survivors goes on. */
+int MPIR_FTMPI_ulfm(void);
+
 /* The job ends when a process fails (COMM_MODE=abort, unless
  * RECOVERY_MODE=ignore). */
 int MPIR_FTMPI_aborts_on_failure(void);
@@ -95,6 +99,14 @@ int MPIR_FTMPI_failure_error(int pid);
  * programs check return codes and never set a handler. */
 int MPIR_FTMPI_returns_failure(int errcode);
 
+/* The code a call on comm (NULL: none) returns to its caller or hands to
+ * its error handler: under ULFM a process failure, pending failure or
+ * revocation is reported as its bare class (MPIX_ERR_PROC_FAILED, ...),
+ * as ULFM programs compare return codes with those constants; a failure
+ * on a revoked communicator is MPIX_ERR_REVOKED. */
+struct MPIR_Comm;
+int MPIR_FTMPI_code_for_user(struct MPIR_Comm *comm, int errcode);
+
 /* Value of an FTMPI_* predefined attribute (keyval without the Fortran
  * bit); returns 0 for a keyval that is not one of them. */
 int MPIR_FTMPI_get_attr(int keyval, int *value);
@@ -124,9 +136,6 @@ void MPIR_FTMPI_agree_start_at(uint32_t epoch);
 void MPIR_FTMPI_joined(uint32_t epoch, const int *replaced, int n);
 int MPIR_FTMPI_restarted_node(void);
 
-/* An agreement message from process `from` (delivered by the device). */
-void MPIR_FTMPI_agree_message(int from, const void *buf, size_t len);
-
 /* MANUAL mode: MPI_Comm_dup(MPI_COMM_WORLD, newcomm) recovers when a
  * failure is pending, or is a no-op for *newcomm == FT_MPI_CHECK_RECOVER.
  * Returns 1 when it took the call over (its result in *mpi_errno). */
@@ -138,35 +147,7 @@ int MPIR_FTMPI_comm_dup_hook(struct MPIR_Comm *comm_ptr, MPI_Comm * newcomm, int
  * errcode without calling a handler); returns 0 when not applicable. */
 int MPIR_FTMPI_auto_recover(const char *fcname, int errcode);
 
-/* ---- what recovery and the collectives need from the device (ch4:ftdev) - */
-
-void MPIDI_FTDEV_peer_failed(int pid, const char *how);
-int MPIDI_FTDEV_send_recovery_msg(int to, const void *buf, size_t len);
-int MPIDI_FTDEV_peer_finalizing(int pid);
-int MPIDI_FTDEV_world_rank_of_pid(int pid);
-/* The first communicator of the device's registry (all but MPI_COMM_WORLD
- * and MPI_COMM_SELF) other than skip1 and skip2, or NULL. */
-struct MPIR_Comm *MPIDI_FTDEV_next_user_comm(struct MPIR_Comm *skip1, struct MPIR_Comm *skip2);
-/* Destroys every window (their handles then give MPI_ERR_WIN). */
-void MPIDI_FTDEV_destroy_windows(void);
-/* Moves the transport to a new epoch whose world lacks the processes in
- * `dead` (as blanks when `blank`). */
-int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank);
-/* REBUILD, after begin_epoch: replaces the processes in `dead`, with
- * `coordinator` (the process that decided the agreement) launching them.
- * Sets *again when the coordinator failed before the rebuild completed:
- * the survivors then agree again. */
-int MPIDI_FTDEV_rebuild(uint32_t epoch, const uint8_t * dead, int coordinator, int *again);
-
-/* The current recovery epoch; the process id of a communicator's rank
- * (its local group); whether a process is a blank of a BLANK world; the
- * collective layer's state in a communicator; a commit-protocol message to
- * process `to` (MPIR_FTMPI_commit_message there; nothing is sent to a dead
- * process). */
-uint32_t MPIDI_FTDEV_epoch(void);
-int MPIDI_FTDEV_comm_pid(struct MPIR_Comm *comm, int rank);
-int MPIDI_FTDEV_pid_is_blank(int pid);
-MPIR_FTMPI_coll_comm_t *MPIDI_FTDEV_comm_coll(struct MPIR_Comm *comm);
-int MPIDI_FTDEV_send_commit_msg(int to, const void *buf, size_t len);
+/* What recovery and the collectives need from the device: mpid_ft.h. */
+#include "mpid_ft.h"
 
 #endif /* FTMPI_RECOVERY_H_INCLUDED */

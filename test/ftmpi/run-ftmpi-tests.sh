@@ -60,8 +60,9 @@ left_behind() {
     kill -9 $pids 2>/dev/null
 }
 
-build() { # program -> 0 if built
+build() { # program (of test/ftmpi, else of examples) -> 0 if built
     local src=$here/$1.c exe=$bindir/$1
+    [ -f "$src" ] || src=$top/examples/$1.c
     [ -f "$src" ] || { echo "no source $src" >&2; return 1; }
     if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$here/ftmpi_test.h" -nt "$exe" ] ||
         [ "$prefix/lib/libmpi.so" -nt "$exe" ]; then
@@ -163,6 +164,13 @@ if [ ${#only[@]} -eq 0 ] && [ "${FTMPI_SKIP_SOAK:-0}" != 1 ]; then
         if [ "$result" = ok ]; then record "$name" ok "$secs"
         else record "$name" FAIL "$secs" "$detail"; fi
     done < <(python3 "$top/test/soak/soak.py" --prefix "$prefix" --short --machine-readable --without rebuild)
+fi
+
+if [ $smoke = yes ]; then
+    while read -r name result secs detail; do
+        if [ "$result" = ok ]; then record "mpich/$name" ok "$secs"
+        else record "mpich/$name" FAIL "$secs" "$detail"; fi
+    done < <(MPI_PREFIX=$prefix "$top/test/mpich/run-mpich-tests.sh" --ft)
 fi
 
 if [ $smoke = yes ]; then

@@ -5,6 +5,9 @@
 #   MPI_PREFIX=install test/mpich/run-mpich-tests.sh --smoke [--machine-readable]
 #       the subset listed in test/mpich/smoke.txt, each under a timeout;
 #       prints "ok/FAIL dir/test:procs seconds" lines and a total
+#   MPI_PREFIX=install test/mpich/run-mpich-tests.sh --ft
+#       MPICH's ULFM tests (test/mpi/ft) through its runtests; one
+#       "ft/test:procs ok|FAIL seconds" line per test
 #   MPI_PREFIX=install test/mpich/run-mpich-tests.sh --full RESULTS-DIR [dir...]
 #       MPICH's runtests harness over whole directories (default: attr coll
 #       comm datatype errhan group info init pt2pt topo), xfail tests
@@ -31,15 +34,16 @@ say() { [ $machine = yes ] || echo "$@"; }
 
 prepare() {
     [ -f "$tree/test/mpi/configure" ] || { echo "run-mpich-tests.sh: no MPICH tree (run make first)" >&2; exit 2; }
-    if [ ! -f "$suite/.configured" ] || [ "$(cat "$suite/.configured")" != "$prefix" ]; then
+    local stamp="$prefix ft-tests"
+    if [ ! -f "$suite/.configured" ] || [ "$(cat "$suite/.configured")" != "$stamp" ]; then
         say "configuring MPICH's test suite for $prefix (log: ${suite#$top/}/configure.log)"
         rm -rf "$suite"
         mkdir -p "$(dirname "$suite")"
         cp -a "$tree/test/mpi" "$suite"
         (cd "$suite" && ./configure --with-mpi="$prefix" --disable-fortran --disable-cxx \
-            --disable-romio --disable-spawn >configure.log 2>&1) ||
+            --disable-romio --disable-spawn --enable-ft-tests >configure.log 2>&1) ||
             { echo "run-mpich-tests.sh: test-suite configure failed (see ${suite#$top/}/configure.log)" >&2; exit 2; }
-        echo "$prefix" >"$suite/.configured"
+        echo "$stamp" >"$suite/.configured"
     fi
     # Run the tests upstream marks as expected failures too.
     sed -i 's/^\$runxfail *= *"false"/$runxfail = "true"/' "$suite/runtests"
@@ -98,9 +102,29 @@ run_full() {
     done
 }
 
+# MPICH's fault-tolerance tests (test/mpi/ft: ULFM), through its runtests
+# with the environment and mpiexec arguments its testlist gives each test
+# (MPIR_CVAR_ENABLE_FT=1, -disable-auto-cleanup), xfail tests included;
+# one "ft/NAME:NP ok|FAIL SECONDS [why]" line per test.
+run_ft() {
+    local results=$top/build/mpich-ft-results
+    rm -rf "$results"
+    run_full "$results" ft >/dev/null
+    local line name np verdict why
+    while read -r line; do
+        verdict=ok
+        [[ "$line" == "not ok"* ]] && verdict=FAIL
+        name=$(sed -E 's/^(not )?ok +- +\.\/([^ ]+) ([0-9]+).*/\2:\3/' <<<"$line")
+        why=
+        [ $verdict = FAIL ] && why="see build/mpich-ft-results/ft.log"
+        echo "ft/$name $verdict 0 $why"
+    done <"$results/ft.results"
+}
+
 case "$mode" in
     --smoke) prepare; run_smoke ;;
+    --ft) prepare; run_ft ;;
     --full) [ $# -ge 1 ] || { echo "usage: $0 --full RESULTS-DIR [dir...]" >&2; exit 2; }
         prepare; run_full "$@" ;;
-    *) echo "usage: $0 --smoke [--machine-readable] | --full RESULTS-DIR [dir...]" >&2; exit 2 ;;
+    *) echo "usage: $0 --smoke [--machine-readable] | --ft | --full RESULTS-DIR [dir...]" >&2; exit 2 ;;
 esac

@@ -5,7 +5,8 @@
 
 if BUILD_CH4_NETMOD_FTDEV
 
-AM_CPPFLAGS += -I$(top_srcdir)/src/ftmpi/recovery -I$(top_srcdir)/src/ftmpi/coll_atomic
+AM_CPPFLAGS += -I$(top_srcdir)/src/ftmpi/recovery -I$(top_srcdir)/src/ftmpi/coll_atomic \
+               -I$(top_srcdir)/src/ftmpi/ulfm -I$(top_srcdir)/src/mpid/ch4/netmod/ftdev
 
 mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/globals.c \
@@ -21,11 +22,14 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_op.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_part.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_spawn.c \
-                    src/mpid/ch4/netmod/ftdev/ftdev_win.c
+                    src/mpid/ch4/netmod/ftdev/ftdev_win.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_ulfm.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_services.c
 
 errnames_txt_files += src/mpid/ch4/netmod/ftdev/errnames.txt
 
 include $(top_srcdir)/src/ftmpi/recovery/Makefile.mk
 include $(top_srcdir)/src/ftmpi/coll_atomic/Makefile.mk
+include $(top_srcdir)/src/ftmpi/ulfm/Makefile.mk
 
 endif

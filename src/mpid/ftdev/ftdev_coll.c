@@ -2,19 +2,19 @@
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * What the collective layer (src/ftmpi/coll_atomic) needs from the
- * transport: the epoch, process ids and blanks, its state in each
- * communicator, and the control messages of the ATOMIC commit protocol.
+ * transport (mpid_ft.h): the epoch, process ids and blanks, its state in
+ * each communicator.
  */
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 
-uint32_t MPIDI_FTDEV_epoch(void)
+uint32_t MPID_FT_epoch(void)
 {
     return MPIDI_FTDEV_global.epoch;
 }
 
-int MPIDI_FTDEV_comm_pid(MPIR_Comm * comm, int rank)
+int MPID_FT_comm_local_pid(MPIR_Comm * comm, int rank)
 {
     int lpid, avtid;
     /* an intracommunicator keeps its group in the remote map only */
@@ -25,21 +25,14 @@ int MPIDI_FTDEV_comm_pid(MPIR_Comm * comm, int rank)
     return avtid == 0 ? lpid : -1;
 }
 
-int MPIDI_FTDEV_pid_is_blank(int pid)
+int MPID_FT_proc_is_blank(int pid)
 {
     return pid >= 0 && MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_BLANK;
 }
 
-MPIR_FTMPI_coll_comm_t *MPIDI_FTDEV_comm_coll(MPIR_Comm * comm)
+MPIR_FTMPI_coll_comm_t *MPID_FT_comm_coll(MPIR_Comm * comm)
 {
     return &MPIDI_FTDEV_COMM(comm).coll;
-}
-
-int MPIDI_FTDEV_send_commit_msg(int to, const void *buf, size_t len)
-{
-    if (MPIDI_FTDEV_global.peer_state[to] != MPIDI_FTDEV_PEER_ALIVE)
-        return MPI_SUCCESS;
-    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_COMMIT, to, buf, len, NULL);
 }
 
 /* MPID_GROUP_TAKING_PART: the members of a group that are not blanks, or
@@ -55,7 +48,7 @@ int MPIDI_FTDEV_group_taking_part(MPIR_Group * group, MPIR_Group ** part)
     ranks = MPL_malloc(group->size * sizeof(int), MPL_MEM_GROUP);
     MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int i = 0; i < group->size; i++)
-        if (!MPIDI_FTDEV_pid_is_blank((int) group->lrank_to_lpid[i].lpid))
+        if (!MPID_FT_proc_is_blank((int) group->lrank_to_lpid[i].lpid))
             ranks[n++] = i;
     if (n < group->size) {
         mpi_errno = MPIR_Group_incl_impl(group, n, ranks, part);

@@ -62,6 +62,26 @@ static int build_pid_map(MPIR_Comm * comm)
     goto fn_exit;
 }
 
+/* Context ids of freed communicators not in use again yet: a revocation
+ * that names one is stale (ftdev_ulfm.c). */
+#define CONTEXT_ID_MASK ((1u << MPIR_CONTEXT_ID_BITS) - 1)
+static uint8_t freed_context[(CONTEXT_ID_MASK + 1) / 8];
+
+static void mark_context(uint32_t context_id, int freed)
+{
+    context_id &= CONTEXT_ID_MASK;
+    if (freed)
+        freed_context[context_id / 8] |= (uint8_t) (1 << (context_id % 8));
+    else
+        freed_context[context_id / 8] &= (uint8_t) ~(1 << (context_id % 8));
+}
+
+int MPIDI_FTDEV_context_was_freed(uint32_t context_id)
+{
+    context_id &= CONTEXT_ID_MASK;
+    return (freed_context[context_id / 8] >> (context_id % 8)) & 1;
+}
+
 static int is_builtin_world_or_self(MPIR_Comm * comm)
 {
     return comm == MPIR_Process.comm_world || comm == MPIR_Process.comm_self;
@@ -73,13 +93,20 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
 
     c->next = c->prev = NULL;
     memset(&c->coll, 0, sizeof(c->coll));
+    c->num_acked = 0;
+    mark_context(comm->context_id, 0);
+    mark_context(comm->recvcontext_id, 0);
+    c->agreements = 0;
+    c->shrinking = 0;
     if (!is_builtin_world_or_self(comm)) {
         c->next = MPIDI_FTDEV_global.comms;
         if (c->next)
             MPIDI_FTDEV_COMM(c->next).prev = comm;
         MPIDI_FTDEV_global.comms = comm;
     }
-    return build_pid_map(comm);
+    int mpi_errno = build_pid_map(comm);
+    MPIDI_FTDEV_revoke_if_early(comm);
+    return mpi_errno;
 }
 
 int MPIDI_FTDEV_mpi_comm_commit_post_hook(MPIR_Comm * comm)
@@ -91,6 +118,10 @@ int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
     MPIR_FTMPI_coll_comm_free(comm);
+    mark_context(comm->context_id, 1);
+    mark_context(comm->recvcontext_id, 1);
+    if (comm->revoked)
+        MPIDI_FTDEV_global.num_refusal_causes--;
     MPL_free(c->pid);
     MPL_free(c->rank);
     c->pid = c->rank = NULL;

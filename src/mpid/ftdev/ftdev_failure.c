@@ -107,7 +107,10 @@ static int involves(MPIR_Request * req, int dead_pid)
         return 1;
     if (MPIDI_FTDEV_REQ(req).coll_comm)
         return comm_has_pid(MPIDI_FTDEV_REQ(req).coll_comm, dead_pid);
-    return list == &MPIDI_FTDEV_global.wildcard_reqs && comm_has_pid(req->comm, dead_pid);
+    /* ULFM: a wildcard receive waits; MPICH's waits report the failure
+     * as pending until it is acknowledged (MPID_Comm_AS_enabled) */
+    return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIR_FTMPI_ulfm() &&
+        comm_has_pid(req->comm, dead_pid);
 }
 
 /* Which pending requests a failure ends. IGNORE: those that involve the
@@ -131,8 +134,16 @@ static int comm_destroyed(MPIR_Request * req, int dead_pid)
     return req->comm && MPIR_Object_get_ref(req->comm) <= 0;
 }
 
-/* Fails every tracked request for which ends(req, dead_pid) holds. */
-static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid)
+static MPIR_Comm *revoked_comm;
+
+static int on_revoked_comm(MPIR_Request * req, int dead_pid)
+{
+    return req->comm == revoked_comm || MPIDI_FTDEV_REQ(req).coll_comm == revoked_comm;
+}
+
+/* Fails every tracked request for which ends(req, dead_pid) holds, with
+ * err (or, when err is MPI_SUCCESS, the failure of dead_pid). */
+static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid, int err)
 {
     for (int pid = 0; pid <= MPIDI_FTDEV_global.num_pids; pid++) {
         MPIR_Request **list = pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_peer_list(pid) :
@@ -141,14 +152,22 @@ static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid)
         for (; req; req = next) {
             next = MPIDI_FTDEV_REQ(req).next;
             if (ends(req, dead_pid))
-                fail_request(req, MPIR_FTMPI_failure_error(dead_pid), dead_pid);
+                fail_request(req, err != MPI_SUCCESS ? err : MPIR_FTMPI_failure_error(dead_pid),
+                             dead_pid);
         }
     }
 }
 
 void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void)
 {
-    fail_tracked(comm_destroyed, -1);
+    fail_tracked(comm_destroyed, -1, MPI_SUCCESS);
+}
+
+void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err)
+{
+    revoked_comm = comm;
+    fail_tracked(on_revoked_comm, -1, err);
+    revoked_comm = NULL;
 }
 
 /* ---- control messages ------------------------------------------------- */
@@ -202,11 +221,24 @@ static void deliver_payload(void (*handler) (int, const void *, size_t), int fro
                             const void *data, size_t length)
 {
     size_t len = length - sizeof(MPIDI_FTDEV_ctrl_msg_t);
-    void *copy = MPL_malloc(len, MPL_MEM_OTHER);
-    MPIR_Assert(copy);
+    void *copy = MPL_malloc(len ? len : 1, MPL_MEM_OTHER);
+    if (copy == NULL) {
+        fprintf(stderr, "FT-MPICH: rank %d: out of memory for a control message from rank %d\n",
+                MPIDI_FTDEV_global.my_pid, from);
+        return;
+    }
     memcpy(copy, (const char *) data + sizeof(MPIDI_FTDEV_ctrl_msg_t), len);
     handler(from, copy, len);
     MPL_free(copy);
+}
+
+/* What arrives from the network is checked: a malformed control message
+ * is reported on one line and dropped, since there is no caller to return
+ * an error to. */
+static void bad_message(int from, const char *what)
+{
+    fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
+            MPIDI_FTDEV_global.my_pid, what, from);
 }
 
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
@@ -216,8 +248,15 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     MPIDI_FTDEV_ctrl_msg_t msg;
     char how[64];
 
-    MPIR_Assert(length >= sizeof(msg));
+    if (length < sizeof(msg)) {
+        bad_message(-1, "truncated control message");
+        return UCS_OK;
+    }
     memcpy(&msg, data, sizeof(msg));
+    if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids) {
+        bad_message(msg.from, "control message from no process of the job");
+        return UCS_OK;
+    }
     switch (msg.type) {
         case MPIDI_FTDEV_CTRL_FAILED:
             snprintf(how, sizeof(how), "reported by rank %d", msg.from);
@@ -226,22 +265,46 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
         case MPIDI_FTDEV_CTRL_FINALIZING:
             MPIDI_FTDEV_global.peer_finalizing[msg.from] = 1;
             break;
-        case MPIDI_FTDEV_CTRL_RECOVERY:
-            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
-                deliver_payload(MPIR_FTMPI_agree_message, msg.from, data, length);
-            break;
-        case MPIDI_FTDEV_CTRL_COMMIT:
-            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
-                deliver_payload(MPIR_FTMPI_commit_message, msg.from, data, length);
-            break;
         case MPIDI_FTDEV_CTRL_REBUILD:
             /* also from a replacement not yet installed */
             deliver_payload(MPIDI_FTDEV_rebuild_message, msg.from, data, length);
             break;
+        case MPIDI_FTDEV_CTRL_CHANNEL:
+            if (msg.pid < 0 || msg.pid >= MPID_FT_NUM_CHANNELS ||
+                !MPIDI_FTDEV_global.channel_handler[msg.pid]) {
+                bad_message(msg.from, "control message on an unknown channel");
+                break;
+            }
+            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
+                deliver_payload(MPIDI_FTDEV_global.channel_handler[msg.pid], msg.from, data,
+                                length);
+            break;
+        case MPIDI_FTDEV_CTRL_REVOKE:
+            MPIDI_FTDEV_revoke_received((uint32_t) msg.pid);
+            break;
         default:
-            MPIR_Assert(0);
+            bad_message(msg.from, "control message of an unknown type");
     }
     return UCS_OK;
+}
+
+/* Each process that learns a piece of news first passes it on to its
+ * neighbours in a binomial graph of n members, those at distance 1, 2, 4,
+ * ... on either side: everyone hears it after about log2(n) steps, with
+ * 2 log2(n) messages per process instead of n, and the survivors' graph
+ * stays connected unless a process loses half its neighbours. `me` and
+ * the neighbours are ranks of comm (process ids with comm NULL). */
+void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about)
+{
+    for (int d = 1; d < n; d *= 2) {
+        int side[2] = { (me + d) % n, (me - d % n + n) % n };
+        for (int i = 0; i < (side[0] == side[1] ? 1 : 2); i++) {
+            int pid = comm ? MPID_FT_comm_pid(comm, side[i]) : side[i];
+            if (pid != MPIDI_FTDEV_global.my_pid &&
+                MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+                MPIDI_FTDEV_send_ctrl(pid, type, about, NULL, 0, NULL);
+        }
+    }
 }
 
 /* ---- the one entry point for failures ----------------------------------- */
@@ -278,16 +341,15 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     MPIR_FTMPI_TRACE("failure: process %d (%s)", pid, how);
     MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
-    MPIDI_FTDEV_global.num_failed++;
+    MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
     MPIR_FTMPI_record_failure(pid, how);
     MPIDI_FTDEV_global.progress_checks = 1;
 
-    for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
-        if (p != MPIDI_FTDEV_global.my_pid &&
-            MPIDI_FTDEV_global.peer_state[p] == MPIDI_FTDEV_PEER_ALIVE)
-            MPIDI_FTDEV_send_ctrl(p, MPIDI_FTDEV_CTRL_FAILED, pid, NULL, 0, NULL);
+    MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, NULL,
+                                MPIDI_FTDEV_CTRL_FAILED, pid);
 
-    fail_tracked(ends_now, pid);
+    fail_tracked(ends_now, pid, MPI_SUCCESS);
     close_ep(pid);
 }
 
@@ -316,6 +378,8 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int contex
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
+    if (comm && unlikely(comm->revoked) && !MPIDI_FTDEV_COMM(comm).shrinking)
+        return MPIDI_FTDEV_revoked_error();
     if (av) {
         switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
             case MPIDI_FTDEV_PEER_FAILED:
@@ -402,6 +466,10 @@ int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
+    if (MPIDI_FTDEV_COMM(comm).shrinking)
+        return MPI_SUCCESS;
+    if (comm->revoked)
+        return MPIDI_FTDEV_revoked_error();
 
     int pid = MPIDI_FTDEV_comm_failed_member(comm);
     return pid < 0 ? MPI_SUCCESS : MPIR_FTMPI_failure_error(pid);

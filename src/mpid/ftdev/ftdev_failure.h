@@ -9,8 +9,10 @@
 #ifndef FTDEV_FAILURE_H_INCLUDED
 #define FTDEV_FAILURE_H_INCLUDED
 
-/* MPIDI_FTDEV_peer_failed(pid, how), the entry point every failure source
- * calls, is declared with the device interface in ftmpi_recovery.h. */
+/* The entry point every failure source calls: process `pid` failed, as
+ * learned `how` (for messages). Layers above reach it through
+ * MPID_FT_failure_learned. */
+void MPIDI_FTDEV_peer_failed(int pid, const char *how);
 
 /* Heartbeat (ftdev_heartbeat.c): whether it runs in this job; this
  * process's socket (its contact, or port 0 when off); the thread, from
@@ -22,6 +24,11 @@ int MPIDI_FTDEV_heartbeat_start(void);
 void MPIDI_FTDEV_heartbeat_stop(void);
 void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
+
+/* Passes control message `type` about `about` on to this process's
+ * neighbours in the binomial graph of comm's ranks (of process ids when
+ * comm is NULL), for news that every process must hear. */
+void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about);
 
 /* The launcher's PMI_dead_processes list, e.g. "3,5". */
 void MPIDI_FTDEV_launcher_reported_failures(const char *list);
@@ -64,7 +71,7 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
 
 #define MPIDI_FTDEV_REFUSE_IF_FAILED(check_)                    \
     do {                                                        \
-        if (unlikely(MPIDI_FTDEV_global.num_failed)) {          \
+        if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {          \
             int refused_ = (check_);                            \
             if (refused_ == MPIDI_FTDEV_BLANK_PEER)             \
                 refused_ = MPIR_FTMPI_failure_error(-1);        \
@@ -80,7 +87,7 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
  * MPI_PROC_NULL). */
 #define MPIDI_FTDEV_GATE_REQUEST(check_, request_, kind_, blank_request_) \
     do {                                                                \
-        if (unlikely(MPIDI_FTDEV_global.num_failed)) {                  \
+        if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {                  \
             int refused_ = (check_);                                    \
             if (refused_ == MPIDI_FTDEV_BLANK_PEER) {                   \
                 *(request_) = (blank_request_);                         \

@@ -16,6 +16,7 @@
 #include "ftdev_failure.h"
 #include "ftdev_coll.h"
 #include "ftdev_rebuild.h"
+#include "ftdev_ulfm.h"
 
 #define MPIDI_FTDEV_REQ(req)   ((req)->dev.ch4.netmod.ftdev)
 #define MPIDI_FTDEV_AV(av)     ((av)->netmod.ftdev)

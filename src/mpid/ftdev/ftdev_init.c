@@ -121,12 +121,13 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIDI_FTDEV_global.peer_address_len = MPL_calloc(MPIR_Process.size, sizeof(size_t),
                                                      MPL_MEM_ADDRESS);
     MPIDI_FTDEV_global.replaced = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.failure_log = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
     MPIDI_FTDEV_global.peer_hb = MPL_calloc(MPIR_Process.size, sizeof(MPIDI_FTDEV_hb_contact_t),
                                             MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_state || !MPIDI_FTDEV_global.peer_finalizing ||
                         !MPIDI_FTDEV_global.peer_address ||
                         !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.replaced ||
-                        !MPIDI_FTDEV_global.peer_hb, mpi_errno, MPI_ERR_OTHER, "**nomem");
+                        !MPIDI_FTDEV_global.peer_hb || !MPIDI_FTDEV_global.failure_log, mpi_errno, MPI_ERR_OTHER, "**nomem");
 
     *tag_bits = MPIDI_FTDEV_TAG_BITS;
     /* processes of this node may die: finalize must not wait for them */
@@ -384,6 +385,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     ucp_cleanup(MPIDI_FTDEV_global.context);
     MPL_free(MPIDI_FTDEV_global.peer_reqs);
     MPL_free(MPIDI_FTDEV_global.peer_state);
+    MPL_free(MPIDI_FTDEV_global.failure_log);
     MPL_free(MPIDI_FTDEV_global.peer_finalizing);
     for (int pid = 0; MPIDI_FTDEV_global.peer_address && pid < MPIR_Process.size; pid++)
         MPL_free(MPIDI_FTDEV_global.peer_address[pid]);

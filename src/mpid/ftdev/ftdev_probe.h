@@ -43,7 +43,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm 
     ucp_tag_recv_info_t info;
 
     *flag = 0;
-    if (unlikely(MPIDI_FTDEV_global.num_failed)) {
+    if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {
         int gate = MPIDI_FTDEV_probe_gate(source, addr, flag, status);
         if (gate != MPI_SUCCESS)
             return gate == MPIDI_FTDEV_BLANK_PEER ? MPI_SUCCESS : gate;
@@ -71,7 +71,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_improbe(int source, int tag, MPIR_Comm
 
     *flag = 0;
     *message = NULL;
-    if (unlikely(MPIDI_FTDEV_global.num_failed)) {
+    if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {
         int gate = MPIDI_FTDEV_probe_gate(source, addr, flag, status);
         if (gate == MPIDI_FTDEV_BLANK_PEER) {
             /* builtin request 0, whose handle is MPI_MESSAGE_NO_PROC */

@@ -259,7 +259,7 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).ep = ep;
     if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
-        MPIDI_FTDEV_global.num_failed--;
+        MPIDI_FTDEV_global.num_refusal_causes--;
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_ALIVE;
     MPIDI_FTDEV_global.peer_finalizing[pid] = 0;
     MPIDI_FTDEV_global.replaced[pid] = 1;
@@ -695,7 +695,7 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
     goto fn_exit;
 }
 
-int MPIDI_FTDEV_rebuild(uint32_t epoch, const uint8_t * dead, int coordinator, int *again)
+int MPID_FT_rebuild_world(uint32_t epoch, const uint8_t * dead, int coordinator, int *again)
 {
     int mpi_errno = alloc_state();
 
@@ -895,7 +895,7 @@ int MPIDI_FTDEV_rejoin(void)
         if (e->pid == me || e->pid == coordinator)
             continue;
         if (e->state == ENTRY_DEAD) {
-            MPIDI_FTDEV_global.num_failed++;
+            MPIDI_FTDEV_global.num_refusal_causes++;
             MPIR_FTMPI_record_failure(e->pid, "failed before this process joined");
             continue;
         }

@@ -2,7 +2,7 @@
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * REBUILD (ftdev_rebuild.c): what start-up, failure handling and the
- * recovery layer call. MPIDI_FTDEV_rebuild, the recovery layer's entry
+ * recovery layer call. MPID_FT_rebuild_world, the recovery layer's entry
  * point, is declared with the device interface in ftmpi_recovery.h.
  */
 

@@ -13,22 +13,12 @@
 #include "ftdev_impl.h"
 #include "ftdev_request.h"
 
-int MPIDI_FTDEV_send_recovery_msg(int to, const void *buf, size_t len)
-{
-    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_RECOVERY, to, buf, len, NULL);
-}
-
-int MPIDI_FTDEV_peer_finalizing(int pid)
-{
-    return MPIDI_FTDEV_global.peer_finalizing[pid];
-}
-
-int MPIDI_FTDEV_world_rank_of_pid(int pid)
+int MPID_FT_world_rank_of_pid(int pid)
 {
     return MPIDI_FTDEV_rank_of_pid(MPIR_Process.comm_world, pid);
 }
 
-MPIR_Comm *MPIDI_FTDEV_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
+MPIR_Comm *MPID_FT_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
 {
     MPIR_Comm *comm = MPIDI_FTDEV_global.comms;
     while (comm && (comm == skip1 || comm == skip2))
@@ -112,7 +102,9 @@ static uint64_t context_field(int context_id)
  * creates no error code. */
 static int drain_collectives_of(MPIR_Comm * comm)
 {
-    if (MPIDI_FTDEV_comm_failed_member(comm) < 0)
+    /* a shrink creates the survivors' communicator with the collective
+     * traffic of this one */
+    if (MPIDI_FTDEV_COMM(comm).shrinking || MPIDI_FTDEV_comm_failed_member(comm) < 0)
         return MPI_SUCCESS;
     return MPIDI_FTDEV_drain(context_field(comm->recvcontext_id + MPIR_CONTEXT_INTRA_COLL),
                              context_field(0xffff));
@@ -144,7 +136,7 @@ int MPIDI_FTDEV_drain_stale(int pending)
 
 /* ---- the new epoch ---------------------------------------------------------- */
 
-int MPIDI_FTDEV_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
+int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
 {
     int mpi_errno = MPI_SUCCESS;
 

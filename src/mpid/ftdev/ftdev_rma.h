@@ -59,7 +59,7 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target);
 #define MPIDI_FTDEV_RMA_SYNC(win_, target_, call_)                      \
     do {                                                                \
         int err_;                                                       \
-        if (unlikely(MPIDI_FTDEV_global.num_failed)) {                  \
+        if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {                  \
             err_ = MPIDI_FTDEV_rma_refuse(win_, target_);               \
             if (err_ != MPI_SUCCESS)                                    \
                 return err_;                                            \

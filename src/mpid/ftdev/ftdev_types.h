@@ -9,6 +9,7 @@
 
 #include <ucp/api/ucp.h>
 #include "mpiimpl.h"
+#include "mpid_ft.h"
 
 /* UCX tag layout, most significant bits first:
  *
@@ -87,7 +88,14 @@ typedef struct {
      * is in MPI_Finalize. */
     uint8_t *peer_state;
     uint8_t *peer_finalizing;
-    int num_failed;             /* nonzero sends every call to the slow checks */
+    int num_refusal_causes;     /* failed processes and revoked communicators: while
+                                 * nonzero every call makes the slow checks */
+    int *failure_log;           /* the failed process ids in the order they were learned */
+    int failure_log_len;
+    MPID_FT_handler_t channel_handler[MPID_FT_NUM_CHANNELS];
+    /* ULFM: context ids revoked before their communicator existed here */
+    uint32_t *early_revokes;
+    int num_early_revokes;
     int coll_divert;            /* ATOMIC mode or blanks: collectives may be diverted */
     int progress_checks;        /* progress has failure checks to make, see
                                  * MPIDI_FTDEV_progress_checks */
@@ -126,9 +134,10 @@ typedef struct {
 enum {
     MPIDI_FTDEV_CTRL_FAILED = 1,        /* pid failed */
     MPIDI_FTDEV_CTRL_FINALIZING,        /* the sender is in MPI_Finalize */
-    MPIDI_FTDEV_CTRL_RECOVERY,          /* recovery agreement; payload follows */
     MPIDI_FTDEV_CTRL_REBUILD,           /* REBUILD protocol; payload follows */
-    MPIDI_FTDEV_CTRL_COMMIT             /* ATOMIC collectives' commit; payload follows */
+    MPIDI_FTDEV_CTRL_CHANNEL,           /* to the handler of channel `pid` (mpid_ft.h);
+                                         * payload follows */
+    MPIDI_FTDEV_CTRL_REVOKE             /* ULFM: the communicator of context id `pid` is revoked */
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;

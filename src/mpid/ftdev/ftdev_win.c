@@ -84,7 +84,7 @@ static void unregister_win(MPIR_Win * win)
  * zero, which MPICH refuses (MPI_ERR_WIN); messages still addressed to it
  * find no window and are dropped with their epoch. Its communicator goes
  * with the others. */
-void MPIDI_FTDEV_destroy_windows(void)
+void MPID_FT_destroy_windows(void)
 {
     MPIR_Win *win;
     while ((win = MPIDI_FTDEV_global.wins)) {

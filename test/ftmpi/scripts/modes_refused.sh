@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A bad FTMPI_* value, or processes that disagree on a mode, make MPI_Init
 # fail on every process: one line naming the variable, the value and the
-# allowed values; nonzero exit status; no hang.
+# allowed values (or the ULFM setting it clashes with); nonzero exit
+# status; no hang.
 set -u
 . "$(dirname "$0")/common.bash"
 build init_finalize || exit 1
@@ -37,4 +38,8 @@ check "bad value on one process only" "FTMPI_COLL_MODE=twice" \
 check "processes disagree" "disagree on FTMPI_COMM_MODE \\(rank 0: shrink, rank 2: blank\\)" \
     "$prefix/bin/mpiexec" -n 2 -env FTMPI_COMM_MODE shrink "$bin/init_finalize" : \
     -n 2 -env FTMPI_COMM_MODE blank "$bin/init_finalize"
+check "FT-MPI mode with ULFM" "FTMPI_COMM_MODE=shrink does not apply to ULFM" \
+    env FTMPI_RECOVERY_MODE=ulfm FTMPI_COMM_MODE=shrink "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize"
+check "ULFM and FT-MPI asked for at once" "MPIR_CVAR_ENABLE_FT=1 asks for ULFM, but FTMPI_RECOVERY_MODE=manual" \
+    env MPIR_CVAR_ENABLE_FT=1 FTMPI_RECOVERY_MODE=manual "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize"
 exit $fail

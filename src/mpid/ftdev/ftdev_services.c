@@ -1,0 +1,57 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * The device's fault-tolerance services to the layers above it
+ * (mpid_ft.h): control channels with registered handlers, who failed, and
+ * the per-communicator state ULFM keeps in the device.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler)
+{
+    MPIDI_FTDEV_global.channel_handler[channel] = handler;
+}
+
+int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t len)
+{
+    if (MPIDI_FTDEV_global.peer_state[to] != MPIDI_FTDEV_PEER_ALIVE)
+        return MPI_SUCCESS;
+    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_CHANNEL, channel, payload, len, NULL);
+}
+
+MPID_FT_proc_state_t MPID_FT_proc_state(int pid)
+{
+    switch (MPIDI_FTDEV_global.peer_state[pid]) {
+        case MPIDI_FTDEV_PEER_ALIVE:
+            return MPIDI_FTDEV_global.peer_finalizing[pid] ? MPID_FT_PROC_GONE : MPID_FT_PROC_ALIVE;
+        case MPIDI_FTDEV_PEER_GONE:
+            return MPID_FT_PROC_GONE;
+        case MPIDI_FTDEV_PEER_BLANK:
+            return MPID_FT_PROC_BLANK;
+        default:
+            return MPID_FT_PROC_FAILED;
+    }
+}
+
+void MPID_FT_failure_learned(int pid, const char *how)
+{
+    if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids)
+        MPIDI_FTDEV_peer_failed(pid, how);
+}
+
+int MPID_FT_comm_pid(MPIR_Comm * comm, int rank)
+{
+    return MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(comm, rank)).pid;
+}
+
+uint32_t MPID_FT_comm_next_agreement(MPIR_Comm * comm)
+{
+    return ++MPIDI_FTDEV_COMM(comm).agreements;
+}
+
+void MPID_FT_comm_shrinking(MPIR_Comm * comm, int shrinking)
+{
+    MPIDI_FTDEV_COMM(comm).shrinking = shrinking;
+}

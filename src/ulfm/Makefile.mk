@@ -1,0 +1,12 @@
+##
+## FT-MPICH: ULFM on the device's fault-tolerance services (included from
+## ftdev's Makefile.mk)
+##
+
+mpi_core_sources += src/ftmpi/ulfm/ulfm_agree.c \
+                    src/ftmpi/ulfm/ulfm_comm.c \
+                    src/ftmpi/ulfm/ulfm_bindings.c
+
+errnames_txt_files += src/ftmpi/ulfm/errnames.txt
+
+include_HEADERS += src/ftmpi/ulfm/mpi-ext.h

@@ -1,0 +1,44 @@
+/*
+ * FT-MPICH: ULFM (User-Level Failure Mitigation) on the device's
+ * fault-tolerance services (mpid_ft.h).
+ *
+ * What MPICH's patched MPIR code calls (comm-ulfm-agree-shrink.patch) and
+ * what the MPIX_ functions MPICH 4.0.2 lacks are built on.
+ */
+
+#ifndef ULFM_H_INCLUDED
+#define ULFM_H_INCLUDED
+
+#include <stdint.h>
+
+struct MPIR_Comm;
+
+/* What an agreement decided besides the flag: whether the call raises
+ * MPIX_ERR_PROC_FAILED, and the ranks that did not take part (a set of
+ * bits, valid until the next agreement over the communicator). */
+typedef struct {
+    int raise;
+    const uint8_t *absent;
+} MPIR_ULFM_outcome_t;
+
+/* An agreement under way (ulfm_agree.c). */
+typedef struct {
+    struct MPIR_Comm *comm;
+    uint32_t context_id;
+    uint32_t seq;
+    int coordinator;            /* the rank this process last took for coordinator */
+} MPIR_ULFM_agreement_t;
+
+/* Fault-tolerant agreement among comm's surviving members on the AND of
+ * their *flag (ulfm_agree.c); and its nonblocking form, whose request
+ * completes in progress with *flag set and, when the agreement raises,
+ * MPIX_ERR_PROC_FAILED in its status. */
+struct MPIR_Request;
+int MPIR_ULFM_agree(struct MPIR_Comm *comm, int *flag, MPIR_ULFM_outcome_t * outcome);
+int MPIR_ULFM_iagree(struct MPIR_Comm *comm, int *flag, struct MPIR_Request **request);
+
+/* MPIX_Comm_agree and MPIX_Comm_shrink (ulfm_comm.c). */
+int MPIR_ULFM_comm_agree(struct MPIR_Comm *comm, int *flag);
+int MPIR_ULFM_comm_shrink(struct MPIR_Comm *comm, struct MPIR_Comm **newcomm);
+
+#endif /* ULFM_H_INCLUDED */
