@@ -170,13 +170,6 @@ if [ $smoke = yes ]; then
     while read -r name result secs detail; do
         if [ "$result" = ok ]; then record "mpich/$name" ok "$secs"
         else record "mpich/$name" FAIL "$secs" "$detail"; fi
-    done < <(MPI_PREFIX=$prefix "$top/test/mpich/run-mpich-tests.sh" --ft)
-fi
-
-if [ $smoke = yes ]; then
-    while read -r name result secs detail; do
-        if [ "$result" = ok ]; then record "mpich/$name" ok "$secs"
-        else record "mpich/$name" FAIL "$secs" "$detail"; fi
     done < <(MPI_PREFIX=$prefix "$top/test/mpich/run-mpich-tests.sh" --smoke --machine-readable)
 fi
 

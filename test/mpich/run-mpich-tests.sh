@@ -123,7 +123,7 @@ run_ft() {
 
 case "$mode" in
     --smoke) prepare; run_smoke ;;
-    --ft) prepare; run_ft ;;
+    --ft) machine=yes; prepare; run_ft ;;
     --full) [ $# -ge 1 ] || { echo "usage: $0 --full RESULTS-DIR [dir...]" >&2; exit 2; }
         prepare; run_full "$@" ;;
     *) echo "usage: $0 --smoke [--machine-readable] | --ft | --full RESULTS-DIR [dir...]" >&2; exit 2 ;;

@@ -350,6 +350,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
                                 MPIDI_FTDEV_CTRL_FAILED, pid);
 
     fail_tracked(ends_now, pid, MPI_SUCCESS);
+    MPIDI_FTDEV_wake_waits();
     close_ep(pid);
 }
 

@@ -14,6 +14,15 @@
  * MPID_FT_failure_learned. */
 void MPIDI_FTDEV_peer_failed(int pid, const char *how);
 
+/* News that completes no request (a failure, a revocation) must still end
+ * a wait that checks for it between progress calls (MPICH's wildcard
+ * rule): counted as progress. ftdev runs one VCI. */
+MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_wake_waits(void)
+{
+    int count = MPL_atomic_relaxed_load_int(&MPIDI_VCI(0).progress_count);
+    MPL_atomic_relaxed_store_int(&MPIDI_VCI(0).progress_count, count + 1);
+}
+
 /* Heartbeat (ftdev_heartbeat.c): whether it runs in this job; this
  * process's socket (its contact, or port 0 when off); the thread, from
  * MPI_Init's end to MPI_Finalize's; the failures it noticed, handled by

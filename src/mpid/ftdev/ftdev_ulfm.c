@@ -166,12 +166,24 @@ int MPIDI_FTDEV_revoked_error(void)
                                 MPIX_ERR_REVOKED, "**revoked", 0);
 }
 
+/* Marks comm revoked here and ends what is pending on it. */
+static void revoke_here(MPIR_Comm * comm)
+{
+    if (comm == NULL || comm->revoked)
+        return;
+    comm->revoked = 1;
+    MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_fail_requests_of_comm(comm, MPIDI_FTDEV_revoked_error());
+}
+
 int MPIDI_FTDEV_comm_revoke(MPIR_Comm * comm, int is_remote)
 {
     if (comm->revoked)
         return MPI_SUCCESS;
-    comm->revoked = 1;
-    MPIDI_FTDEV_global.num_refusal_causes++;
+    revoke_here(comm);
+    /* MPICH runs a collective of comm on these (its node-aware algorithms) */
+    revoke_here(comm->node_comm);
+    revoke_here(comm->node_roots_comm);
     MPIR_FTMPI_TRACE("revoke: communicator %#x (%s)", comm->context_id,
                      is_remote ? "told by a member" : "revoked here");
 
@@ -188,12 +200,14 @@ int MPIDI_FTDEV_comm_revoke(MPIR_Comm * comm, int is_remote)
         MPIDI_FTDEV_tell_neighbours(comm->local_size, comm->rank, comm, MPIDI_FTDEV_CTRL_REVOKE,
                                     (int) comm->context_id);
     }
-    MPIDI_FTDEV_fail_requests_of_comm(comm, MPIDI_FTDEV_revoked_error());
+    MPIDI_FTDEV_wake_waits();
     return MPI_SUCCESS;
 }
 
 static MPIR_Comm *comm_of_context(uint32_t context_id)
 {
+    if (MPIR_Process.comm_world == NULL)
+        return NULL;    /* finalized */
     if (MPIR_Process.comm_world->context_id == context_id)
         return MPIR_Process.comm_world;
     for (MPIR_Comm * c = MPIDI_FTDEV_global.comms; c; c = MPIDI_FTDEV_COMM(c).next)
@@ -212,6 +226,8 @@ static int early_revoke_index(uint32_t context_id)
 
 void MPIDI_FTDEV_revoke_received(uint32_t context_id)
 {
+    if (MPIDI_FTDEV_global.finalizing)
+        return;
     MPIR_Comm *comm = comm_of_context(context_id);
     if (comm) {
         MPIDI_FTDEV_comm_revoke(comm, 1);
