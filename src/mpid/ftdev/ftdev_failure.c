@@ -324,6 +324,17 @@ static void close_ep(int pid)
     }
 }
 
+/* A replacement took over `pid`: its failure leaves the log, which thus
+ * never holds a pid twice. */
+void MPIDI_FTDEV_forget_failure(int pid)
+{
+    int j = 0;
+    for (int i = 0; i < MPIDI_FTDEV_global.failure_log_len; i++)
+        if (MPIDI_FTDEV_global.failure_log[i] != pid)
+            MPIDI_FTDEV_global.failure_log[j++] = MPIDI_FTDEV_global.failure_log[i];
+    MPIDI_FTDEV_global.failure_log_len = j;
+}
+
 void MPIDI_FTDEV_peer_failed(int pid, const char *how)
 {
     if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids || pid == MPIDI_FTDEV_global.my_pid ||
@@ -342,6 +353,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
     MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_forget_failure(pid);    /* an earlier process with this pid */
     MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
     MPIR_FTMPI_record_failure(pid, how);
     MPIDI_FTDEV_global.progress_checks = 1;

@@ -13,6 +13,8 @@
  * learned `how` (for messages). Layers above reach it through
  * MPID_FT_failure_learned. */
 void MPIDI_FTDEV_peer_failed(int pid, const char *how);
+/* Drops `pid` from the log of failures (a replacement took it over). */
+void MPIDI_FTDEV_forget_failure(int pid);
 
 /* News that completes no request (a failure, a revocation) must still end
  * a wait that checks for it between progress calls (MPICH's wildcard

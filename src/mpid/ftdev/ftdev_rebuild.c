@@ -258,8 +258,10 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
     mpi_errno = MPIDI_FTDEV_save_address(pid, address, len);
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).ep = ep;
-    if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+    if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE) {
         MPIDI_FTDEV_global.num_refusal_causes--;
+        MPIDI_FTDEV_forget_failure(pid);
+    }
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_ALIVE;
     MPIDI_FTDEV_global.peer_finalizing[pid] = 0;
     MPIDI_FTDEV_global.replaced[pid] = 1;
