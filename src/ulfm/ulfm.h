@@ -19,6 +19,7 @@ struct MPIR_Comm;
 typedef struct {
     int raise;
     const uint8_t *absent;
+    uint32_t seq;               /* the agreement's number over the communicator */
 } MPIR_ULFM_outcome_t;
 
 /* An agreement under way (ulfm_agree.c). */

@@ -254,18 +254,21 @@ static int lowest_alive(MPIR_Comm * comm)
  * has contributed. */
 static int try_decide(MPIR_Comm * comm, instance_t * in)
 {
-    uint8_t *absent = MPL_calloc(set_bytes(in->size), 1, MPL_MEM_OTHER);
     int raise = 0;
 
+    /* called at every progress step while waiting: nothing is allocated
+     * until everyone awaited has contributed */
+    for (int r = 0; r < (int) in->size; r++)
+        if (!in_set(in->contributed, r) &&
+            MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) == MPID_FT_PROC_ALIVE)
+            return 0;
+
+    uint8_t *absent = MPL_calloc(set_bytes(in->size), 1, MPL_MEM_OTHER);
     if (absent == NULL)
         return 0;
     for (int r = 0; r < (int) in->size; r++) {
         if (in_set(in->contributed, r))
             continue;
-        if (MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) == MPID_FT_PROC_ALIVE) {
-            MPL_free(absent);
-            return 0;
-        }
         add_to_set(absent, r);
         raise |= !in_set(in->acked_by_all, r);
     }
@@ -361,6 +364,7 @@ static int agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t
     *flag = in->flag;
     outcome->raise = in->raise;
     outcome->absent = in->absent;
+    outcome->seq = ag->seq;
     return 1;
 }
 

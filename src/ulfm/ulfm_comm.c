@@ -56,6 +56,9 @@ static int survivors_group(MPIR_Comm * comm, const uint8_t * absent, MPIR_Group 
 }
 
 #define SHRINK_ROUNDS_PER_MEMBER 2
+/* tags above MPICH's own internal ones, below the bits ch4 reserves */
+#define SHRINK_TAG_STRIDE 64
+#define SHRINK_TAGS 1024
 
 int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
 {
@@ -79,7 +82,11 @@ int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
         MPIR_FTMPI_TRACE("shrink %#x: round %d, %d of %d members", comm->context_id, rounds,
                          group->size, comm->local_size);
 
-        int create_errno = MPIR_Comm_create_group_impl(comm, group, MPIR_SHRINK_TAG, newcomm);
+        /* a round of its own: what a failed round left in flight must not
+         * be taken for this one's (its tag, as the agreement's number,
+         * is the same at every member) */
+        int tag = MPIR_SHRINK_TAG + SHRINK_TAG_STRIDE * (int) (outcome.seq % SHRINK_TAGS);
+        int create_errno = MPIR_Comm_create_group_impl(comm, group, tag, newcomm);
         MPIR_Group_release(group);
         if (create_errno != MPI_SUCCESS)
             *newcomm = NULL;    /* released by MPIR_Comm_create_group_impl */
