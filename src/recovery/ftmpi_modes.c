@@ -93,8 +93,7 @@ static int ulfm_combination(char *msg, size_t len)
         return 0;
     for (size_t i = 1; i < N_MODE_VARS; i++) {
         const mode_var_t *v = &mode_vars[i];
-        if (*field(&MPIR_FTMPI_modes, v) != v->values[0].value &&
-            (i != 1 || MPIR_FTMPI_modes.comm != FTMPI_COMM_MODE_ABORT)) {
+        if (*field(&MPIR_FTMPI_modes, v) != v->values[0].value) {
             snprintf(msg, len, "FT-MPICH: %s=%s does not apply to ULFM (FTMPI_RECOVERY_MODE=ulfm "
                      "or MPIR_CVAR_ENABLE_FT=1); unset it", v->variable, getenv(v->variable));
             return 1;

@@ -114,7 +114,7 @@ int MPIDI_FTDEV_comm_get_failed(MPIR_Comm * comm, MPIR_Group ** group)
 
 int MPID_Comm_get_failed(MPIR_Comm * comm, MPIR_Group ** failed)
 {
-    return failed_group(comm, -1, failed);
+    return MPIDI_FTDEV_comm_get_failed(comm, failed);
 }
 
 int MPID_Comm_ack_failed(MPIR_Comm * comm, int num_to_ack, int *num_acked)
