@@ -27,11 +27,9 @@ int main(int argc, char **argv)
 
     MPI_Comm survivors;
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, is_victim ? MPI_UNDEFINED : 0, rank, &survivors));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    if (is_victim) {
-        ft_sleep(0.200);     /* everyone has left the barrier */
-        ft_die(how);
-    }
+    ft_meetings_open(rank, size);
+    if (is_victim)
+        ft_die_together(0, rank, victims, size, 0.05, how);
 
     MPI_Comm_set_errhandler(survivors, MPI_ERRORS_RETURN);
     int nsurv, srank;
@@ -40,6 +38,7 @@ int main(int argc, char **argv)
 
     /* a collective over the world cannot complete; it fails once the
      * failures are known */
+    ft_arrive(0);
     CHECK_FAILS(MPI_Barrier(MPI_COMM_WORLD));
 
     /* learn of every victim (progress through the survivors' communicator) */

@@ -31,15 +31,15 @@ int main(int argc, char **argv)
     MPI_Comm sub;
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &sub));
     MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-
-    if (ft_in_list(victims, rank)) {
-        ft_sleep(0.300);     /* the others are blocked by now */
-        ft_die(how);
-    }
+    ft_meetings_open(rank, size);
+    /* the victims die together once every process is about to block */
+    if (ft_in_list(victims, rank))
+        ft_die_together(0, rank, victims, size, 0.1, how);
 
     int buf[1024] = { 0 }, one = 1;
     double t0 = ft_now();
+    if (strcmp(where, "wait"))
+        ft_arrive(0);
     if (!strcmp(where, "recv-victim")) {
         CHECK_FAILS(MPI_Recv(buf, 1, MPI_INT, first_victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     } else if (!strcmp(where, "recv-live")) {
@@ -53,6 +53,7 @@ int main(int argc, char **argv)
         static char big[1 << 20];
         CHECK_MPI(MPI_Irecv(buf, 1, MPI_INT, live, 0, MPI_COMM_WORLD, &r[0]));
         CHECK_MPI(MPI_Isend(big, sizeof(big), MPI_BYTE, first_victim, 0, MPI_COMM_WORLD, &r[1]));
+        ft_arrive(0);
         CHECK_FAILS(MPI_Wait(&r[0], &st[0]));
         int rc = MPI_Wait(&r[1], &st[1]);
         CHECK(rc == MPI_SUCCESS || ft_class(rc) == MPI_ERR_OTHER, "send wait class %d",

@@ -99,6 +99,7 @@ int main(int argc, char **argv)
     cont_mode = (v = getenv("FTMPI_MSG_MODE")) && !strcasecmp(v, "cont");
     nproc = size;
     const int me = rank;        /* process id */
+    ft_meetings_open(rank, size);
     for (int p = 0; p < nproc; p++)
         alive[p] = 1;
 
@@ -201,19 +202,20 @@ int main(int argc, char **argv)
             CHECK_MPI(MPI_Ibcast(&stale, 1, MPI_INT, world_rank_of(me), MPI_COMM_WORLD,
                                  &stale_req));
 
-        if (ft_in_list(item, me)) {
-            ft_sleep(0.100);
-            ft_die(how);
-        }
-        if (during && ft_in_list(during, me)) {
-            /* dies while the others are recovering, without joining them */
-            ft_sleep(0.400);
-            ft_die(how);
-        }
+        /* the victims die together once every live process is here; those
+         * of `during` die while the others recover, without joining them */
+        int nlive = 0;
+        for (int p = 0; p < nproc; p++)
+            nlive += alive[p];
+        if (ft_in_list(item, me))
+            ft_die_together(cycle, me, item, nlive, 0.05, how);
+        if (during && ft_in_list(during, me))
+            ft_die_after(cycle, 0.4, how);
 
         /* blocked in a receive nobody sends until the failure ends it */
         int dummy, calls_before = handler_calls;
         order_log[0] = 0;
+        ft_arrive(cycle);
         int rc = MPI_Recv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD,
                           MPI_STATUS_IGNORE);
         CHECK(ft_class(rc) == MPI_ERR_OTHER, "cycle %d: blocked receive returned class %d",

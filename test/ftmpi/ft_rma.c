@@ -62,11 +62,13 @@ int main(int argc, char **argv)
                   slots[epoch % 2]);
         }
     } else {
-        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        ft_meetings_open(rank, size);
         if (rank == victim) {
-            ft_sleep(0.3);
-            ft_die(how);
+            char self[16];
+            snprintf(self, sizeof(self), "%d", victim);
+            ft_die_together(0, rank, self, size, 0.1, how);
         }
+        ft_arrive(0);
         for (epoch = 0; epoch < MAX_EPOCHS; epoch++) {
             int got = -2;
             if ((rc = MPI_Win_lock(MPI_LOCK_SHARED, victim, 0, win)) != MPI_SUCCESS)

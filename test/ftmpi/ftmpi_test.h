@@ -70,9 +70,14 @@ static inline unsigned char test_byte(int src, int dst, size_t i)
  * for itself with ft_report(): " rank R: No Errors" or " rank R: Found N
  * errors". The runner counts the reports (EXPECT_SURVIVORS in testlist). */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+static char ft_shared_name[128];        /* the table of ft_meetings_open, if any */
 
 static inline int ft_report(void)
 {
@@ -83,6 +88,8 @@ static inline int ft_report(void)
     else
         printf(" rank %d: Found %d errors\n", rank, test_errors);
     fflush(stdout);
+    if (ft_shared_name[0])
+        shm_unlink(ft_shared_name);
     MPI_Finalize();
     return test_errors != 0;
 }
@@ -140,6 +147,12 @@ static inline int ft_in_list(const char *list, int rank)
     return 0;
 }
 
+/* what ft_kill_pid(pid, "exit") makes a process do */
+static void ft_exit_on_signal(int sig)
+{
+    _exit(3);
+}
+
 /* MPI_Init for an FT test: errors are returned, not fatal, on
  * MPI_COMM_WORLD, and the program has at least nargs arguments. */
 static inline void ft_init(int *argc, char ***argv, int nargs, const char *usage, int *rank,
@@ -153,6 +166,7 @@ static inline void ft_init(int *argc, char ***argv, int nargs, const char *usage
         fprintf(stderr, "usage: %s %s\n", (*argv)[0], usage);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    signal(SIGUSR2, ft_exit_on_signal);
 }
 
 #define CHECK_FAILS(call)                                                  \
@@ -161,3 +175,125 @@ static inline void ft_init(int *argc, char ***argv, int nargs, const char *usage
         CHECK(ft_class(rc_) == MPI_ERR_OTHER, "%s returned class %d, expected MPI_ERR_OTHER", \
               #call, ft_class(rc_));                                       \
     } while (0)
+
+/* ---- deaths at a chosen point, without timing assumptions ----------------
+ * A test that kills processes "once the others are in place" must not rely
+ * on a sleep: on a loaded machine a slow process would meet the failure
+ * before it got there (in AUTO/MANUAL modes every call fails once a failure
+ * is known) and the test would check the wrong thing. The processes of a
+ * test (all on one node) share a small table in POSIX shared memory: each
+ * one's operating-system pid, and per meeting the number of processes that
+ * reached it. A victim waits until everyone it waits for has arrived, then
+ * the deaths happen. */
+#define FT_MAX_PROCS 256
+#define FT_MAX_MEETINGS 64
+
+typedef struct {
+    int ospid[FT_MAX_PROCS];    /* by process id (first MPI_COMM_WORLD rank) */
+    int arrived[FT_MAX_MEETINGS];
+    int killed[FT_MAX_MEETINGS];
+} ft_shared_t;
+
+static ft_shared_t *ft_shared;
+
+/* Collective over MPI_COMM_WORLD, before any failure, in the tests that
+ * use the calls below. */
+static inline void ft_meetings_open(int rank, int size)
+{
+    const char *tag = getenv("FTMPI_TEST_JOB_TAG");
+    if (size > FT_MAX_PROCS) {
+        fprintf(stderr, "ftmpi_test: more than %d processes\n", FT_MAX_PROCS);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* one name per job: the runner's tag, else the launcher's proxy */
+    if (tag)
+        snprintf(ft_shared_name, sizeof(ft_shared_name), "/%s", tag);
+    else
+        snprintf(ft_shared_name, sizeof(ft_shared_name), "/ftmpi-test-%d", (int) getppid());
+    int fd = shm_open(ft_shared_name, O_CREAT | O_RDWR, 0600);
+    if (fd < 0 || ftruncate(fd, sizeof(ft_shared_t)) != 0) {
+        perror("ftmpi_test: shared table");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    ft_shared = mmap(NULL, sizeof(ft_shared_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (ft_shared == MAP_FAILED) {
+        perror("ftmpi_test: shared table");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* a stale table of an earlier job with the same name starts over */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        memset(ft_shared, 0, sizeof(*ft_shared));
+    MPI_Barrier(MPI_COMM_WORLD);
+    ft_shared->ospid[rank] = (int) getpid();
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* This process has reached meeting m. */
+static inline void ft_arrive(int m)
+{
+    __atomic_add_fetch(&ft_shared->arrived[m], 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void ft_wait_for(int *counter, int n, const char *what)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (__atomic_load_n(counter, __ATOMIC_SEQ_CST) < n) {
+        usleep(200);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 60) {
+            fprintf(stderr, "ftmpi_test: %s: %d of %d processes after 60 s\n", what,
+                    __atomic_load_n(counter, __ATOMIC_SEQ_CST), n);
+            _exit(4);
+        }
+    }
+}
+
+/* Process `pid` dies the way `how` says: "kill" (SIGKILL), "exit" (it
+ * calls _exit: ft_init turned SIGUSR2 into that), "stop" (SIGSTOP). */
+static inline void ft_kill_pid(int pid, const char *how)
+{
+    int sig = !strcmp(how, "exit") ? SIGUSR2 : !strcmp(how, "stop") ? SIGSTOP : SIGKILL;
+    kill(ft_shared->ospid[pid], sig);
+}
+
+/* Meeting m for a victim (process id `me`): the processes in `victims`
+ * (process ids) die together once `expected` processes, this one
+ * included, have arrived; the lowest victim kills the others, then
+ * itself, `settle` seconds after the last arrival (so that the others are
+ * most likely blocked in the call that the failure must end; a process
+ * not yet in it gets the failure when it enters it). Never returns. */
+static inline void ft_die_together(int m, int me, const char *victims, int expected,
+                                   double settle, const char *how)
+{
+    int first = -1;
+    for (int p = 0; p < FT_MAX_PROCS && first < 0; p++)
+        if (ft_in_list(victims, p))
+            first = p;
+    ft_arrive(m);
+    if (me == first) {
+        ft_wait_for(&ft_shared->arrived[m], expected, "waiting for the others to arrive");
+        usleep((useconds_t) (settle * 1e6));
+        for (int p = first + 1; p < FT_MAX_PROCS; p++)
+            if (ft_in_list(victims, p))
+                ft_kill_pid(p, how);
+        __atomic_add_fetch(&ft_shared->killed[m], 1, __ATOMIC_SEQ_CST);
+        ft_die(how);
+    }
+    for (;;)
+        pause();
+}
+
+/* A process that dies `delay` seconds after the victims of meeting m died
+ * (while the survivors recover from them), without calling MPI before.
+ * It counts as arrived. Never returns. */
+static inline void ft_die_after(int m, double delay, const char *how)
+{
+    ft_arrive(m);
+    ft_wait_for(&ft_shared->killed[m], 1, "waiting for the victims to die");
+    ft_sleep(delay);
+    ft_die(how);
+}
+

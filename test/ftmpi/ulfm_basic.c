@@ -39,14 +39,13 @@ int main(int argc, char **argv)
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPIX_FT, &ft_flag, &found);
     CHECK(found && *ft_flag, "MPIX_FT attribute %s", found ? "false" : "missing");
 
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    if (ft_in_list(victims, rank)) {
-        ft_sleep(0.2);  /* everyone has left the barrier */
-        ft_die(how);
-    }
+    ft_meetings_open(rank, size);
+    if (ft_in_list(victims, rank))
+        ft_die_together(0, rank, victims, size, 0.05, how);
 
     /* a send to a dead process fails once its failure is known */
     char buf[64] = { 0 };
+    ft_arrive(0);
     double t0 = ft_now();
     do {
         rc = MPI_Send(buf, sizeof(buf), MPI_CHAR, first_victim, 0, MPI_COMM_WORLD);
