@@ -8,31 +8,42 @@
  * MPIX_ERR_PROC_FAILED: raised when some non-contributor's failure was
  * not acknowledged by every contributor.
  *
- * Protocol, per agreement (communicator context id, sequence number):
- *   - A member sends CONTRIB(flag, the ranks whose failure it acknowledged)
- *     to its coordinator, the lowest rank it does not know to have failed,
- *     and again to the next one whenever that one fails.
- *   - The coordinator decides once every member it does not know to have
- *     failed has contributed, and sends DECIDE to all of them.
+ * Protocol, per agreement (communicator context id, sequence number). A
+ * contribution is a set of members with the AND of their flags and of
+ * their acknowledged failures; contributions merge.
+ *   - Without a failure (the fast path): contributions go up a binomial
+ *     tree of the ranks, each member merging its children's into its own
+ *     before passing it to its parent; rank 0, the root, decides once it
+ *     holds every member's and sends DECIDE down the tree. 2 log2(n)
+ *     steps, one message up and one down per member.
+ *   - Once a member knows of a failure among the members, it leaves the
+ *     tree: it sends what it holds as CONTRIB to its coordinator, the
+ *     lowest rank it does not know to have failed, and again to the next
+ *     one whenever that one fails.
+ *   - A coordinator decides once every member it does not know to have
+ *     failed has contributed (directly or merged in another's).
  *   - A coordinator that took over from a failed one first sends QUERY to
  *     every member: one that already has a decision answers with DECIDE,
  *     which the coordinator adopts and passes on; any other answers with
  *     CONTRIB and from then on takes DECIDE only from that coordinator.
- *   - A member takes DECIDE only from its coordinator (or, the
- *     coordinator itself, from anyone answering its QUERY); a member that
- *     has decided answers every later CONTRIB or QUERY with its DECIDE,
- *     also after it returned from the call.
+ *   - A member takes DECIDE from its coordinator, or from its parent in
+ *     the tree while it has answered no QUERY, or, if it is a coordinator
+ *     that took over, from anyone answering its QUERY. Having decided, it
+ *     passes DECIDE to its children in the tree and to every member that
+ *     sent it CONTRIB directly, and answers every later CONTRIB or QUERY
+ *     with its DECIDE, also after it returned from the call.
  *
- * Why survivors agree: a decision reaches the survivors either from its
- * coordinator or, when that one failed part way, through its successor's
- * QUERY, which every survivor answers before the successor decides;
- * a survivor that answered with CONTRIB has stopped listening to the
- * failed coordinator, so no earlier decision can reach it afterwards.
- * Why it ends: a coordinator waits only for members it does not know to
- * have failed, every failure becomes known to every survivor, and each
+ * Why survivors agree: without a coordinator's failure there is one
+ * decider (rank 0, or the lowest rank alive), whose decision travels
+ * unchanged along any path. A coordinator that takes over decides only
+ * when every survivor answered its QUERY; one that held an earlier
+ * decision answered with it, and one that answered CONTRIB takes no
+ * earlier decision afterwards, from its old coordinator or its parent.
+ * Why it ends: a member waiting in the tree leaves it when a failure
+ * becomes known (every failure becomes known to every survivor); a
+ * coordinator waits only for members it does not know to have failed; a
+ * member that sent CONTRIB directly is answered directly; and each
  * failure of a coordinator moves the role one rank up.
- * Cost without failures: n - 1 CONTRIB and n - 1 DECIDE messages, two
- * steps; after a coordinator failure, one QUERY round more.
  */
 
 #include "mpiimpl.h"
@@ -47,10 +58,12 @@ typedef struct {
     uint32_t context_id;
     uint32_t seq;
     uint32_t size;              /* members of the communicator */
-    int32_t rank;               /* CONTRIB: the sender's rank */
-    int32_t flag;               /* CONTRIB: its flag; DECIDE: the AND */
+    int32_t rank;               /* the sender's rank in it */
+    int32_t flag;               /* CONTRIB: the AND of its members' flags; DECIDE: the AND */
     int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
-    uint8_t ranks[];            /* CONTRIB: acknowledged failures; DECIDE: non-contributors */
+    /* two sets of ranks: CONTRIB: its members, the failures all of them
+     * acknowledged; DECIDE: the non-contributors, nothing */
+    uint8_t ranks[];
 } agree_msg_t;
 
 typedef struct instance {
@@ -59,12 +72,16 @@ typedef struct instance {
     int entered;                /* this process is in (or was in) this agreement */
     int own_rank, own_pid;      /* this process's rank in the communicator, and pid */
     int coordinator_pid;        /* whom this process takes DECIDE from; -1: none yet */
-    int own_flag;
-    uint8_t *own_acked;
-    /* contributions, gathered by the coordinator */
+    int parent_pid;             /* its parent in the tree; -1: none (the root, or not entered) */
+    int in_tree;                /* on the fast path (no failure known yet) */
+    unsigned failures_seen;     /* the device's failure count when it last looked */
+    int sent_up;                /* in the tree: its merged contribution went to its parent */
+    int queried;                /* it answered a QUERY with CONTRIB */
+    /* the contributions it holds: its own, its children's, any sent to it */
     uint8_t *contributed;
     uint8_t *acked_by_all;
     int flag_and;
+    uint8_t *asked;             /* members that sent CONTRIB directly, to be answered */
     /* the decision */
     int decided;
     int flag, raise;
@@ -90,7 +107,7 @@ static void add_to_set(uint8_t * set, int i)
 
 static void free_instance(instance_t * in)
 {
-    MPL_free(in->own_acked);
+    MPL_free(in->asked);
     MPL_free(in->contributed);
     MPL_free(in->acked_by_all);
     MPL_free(in->absent);
@@ -111,11 +128,11 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, in
     in = MPL_calloc(1, sizeof(*in), MPL_MEM_OTHER);
     if (in == NULL)
         return NULL;
-    in->own_acked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->asked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
     in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    if (!in->own_acked || !in->contributed || !in->acked_by_all || !in->absent) {
+    if (!in->asked || !in->contributed || !in->acked_by_all || !in->absent) {
         free_instance(in);
         return NULL;
     }
@@ -125,6 +142,7 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, in
     in->size = size;
     in->flag_and = ~0;
     in->coordinator_pid = -1;
+    in->parent_pid = -1;
     in->next = instances;
     instances = in;
     return in;
@@ -148,9 +166,14 @@ static void forget_older(uint32_t context_id, uint32_t seq)
     }
 }
 
-static void send_msg(int to_pid, int kind, const instance_t * in, int rank)
+static size_t msg_len(uint32_t size)
 {
-    size_t bytes = set_bytes(in->size), len = sizeof(agree_msg_t) + bytes;
+    return sizeof(agree_msg_t) + 2 * set_bytes(size);
+}
+
+static void send_msg(int to_pid, int kind, const instance_t * in)
+{
+    size_t bytes = set_bytes(in->size), len = msg_len(in->size);
     agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
     if (m == NULL)
         return; /* as if lost with a failure: the protocol asks again */
@@ -158,10 +181,11 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int rank)
     m->context_id = in->context_id;
     m->seq = in->seq;
     m->size = in->size;
-    m->rank = rank;
+    m->rank = in->own_rank;
     if (kind == MSG_CONTRIB) {
-        m->flag = in->own_flag;
-        memcpy(m->ranks, in->own_acked, bytes);
+        m->flag = in->flag_and;
+        memcpy(m->ranks, in->contributed, bytes);
+        memcpy(m->ranks + bytes, in->acked_by_all, bytes);
     } else if (kind == MSG_DECIDE) {
         m->flag = in->flag;
         m->raise = in->raise;
@@ -171,14 +195,28 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int rank)
     MPL_free(m);
 }
 
-static void add_contribution(instance_t * in, int rank, int flag, const uint8_t * acked)
+/* Merges a contribution (its members, the AND of their flags and of
+ * their acknowledged failures) into what this process holds. */
+static void add_contribution(instance_t * in, const uint8_t * members, int flag,
+                             const uint8_t * acked)
 {
-    if (in_set(in->contributed, rank))
-        return;
-    add_to_set(in->contributed, rank);
-    in->flag_and &= flag;
-    for (size_t i = 0; i < set_bytes(in->size); i++)
+    for (size_t i = 0; i < set_bytes(in->size); i++) {
+        in->contributed[i] |= members[i];
         in->acked_by_all[i] &= acked[i];
+    }
+    in->flag_and &= flag;
+}
+
+/* The binomial tree of the fast path: rank r's parent clears its lowest
+ * set bit; its subtree is [r, r + lowest bit) (all ranks for the root). */
+static int tree_parent(int r)
+{
+    return r & (r - 1);
+}
+
+static int subtree_end(int r, int n)
+{
+    return r == 0 || r + (r & -r) > n ? n : r + (r & -r);
 }
 
 static void adopt(instance_t * in, int flag, int raise, const uint8_t * absent)
@@ -194,8 +232,8 @@ static void agree_message(int from, const void *buf, size_t len)
     const agree_msg_t *m = buf;
 
     if (len < sizeof(*m) || m->size == 0 || m->size > (uint32_t) MPIR_Process.size ||
-        len != sizeof(*m) + set_bytes(m->size) || m->kind < MSG_CONTRIB || m->kind > MSG_QUERY ||
-        (m->kind == MSG_CONTRIB && (m->rank < 0 || (uint32_t) m->rank >= m->size))) {
+        len != msg_len(m->size) || m->kind < MSG_CONTRIB || m->kind > MSG_QUERY ||
+        m->rank < 0 || (uint32_t) m->rank >= m->size) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed agreement message from rank %d\n",
                 MPIR_Process.rank, from);
         return;
@@ -213,45 +251,69 @@ static void agree_message(int from, const void *buf, size_t len)
 
     switch (m->kind) {
         case MSG_CONTRIB:
-            if (in->decided)
-                send_msg(from, MSG_DECIDE, in, -1);
-            else
-                add_contribution(in, m->rank, m->flag, m->ranks);
+            if (in->decided) {
+                send_msg(from, MSG_DECIDE, in);
+            } else {
+                add_contribution(in, m->ranks, m->flag, m->ranks + set_bytes(m->size));
+                add_to_set(in->asked, m->rank);
+            }
             break;
         case MSG_QUERY:
             if (in->decided) {
-                send_msg(from, MSG_DECIDE, in, -1);
+                send_msg(from, MSG_DECIDE, in);
             } else if (in->entered) {
                 in->coordinator_pid = from;
-                send_msg(from, MSG_CONTRIB, in, in->own_rank);
+                in->queried = 1;
+                send_msg(from, MSG_CONTRIB, in);
             }
             break;
         case MSG_DECIDE:
             /* the coordinator (coordinator_pid is itself) takes it from
              * anyone answering its query */
             if (!in->decided && (from == in->coordinator_pid ||
+                                 (from == in->parent_pid && !in->queried) ||
                                  (in->entered && in->coordinator_pid == in->own_pid)))
                 adopt(in, m->flag, m->raise, m->ranks);
             break;
     }
 }
-
 __attribute__ ((constructor))
 static void register_channel(void)
 {
     MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message);
 }
 
+static int member_alive(MPIR_Comm * comm, int r)
+{
+    return r == comm->rank || MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) == MPID_FT_PROC_ALIVE;
+}
+
 static int lowest_alive(MPIR_Comm * comm)
 {
     for (int r = 0; r < comm->local_size; r++)
-        if (r == comm->rank || MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) == MPID_FT_PROC_ALIVE)
+        if (member_alive(comm, r))
             return r;
     return comm->rank;
 }
 
-/* The coordinator decides once every member not known to have failed
- * has contributed. */
+static int any_member_failed(MPIR_Comm * comm)
+{
+    for (int r = 0; r < comm->local_size; r++)
+        if (!member_alive(comm, r))
+            return 1;
+    return 0;
+}
+
+/* In the tree: it holds the contributions of its whole subtree. */
+static int subtree_complete(const instance_t * in, int r)
+{
+    for (int i = r; i < subtree_end(r, (int) in->size); i++)
+        if (!in_set(in->contributed, i))
+            return 0;
+    return 1;
+}
+
+/* Decides once every member not known to have failed has contributed. */
 static int try_decide(MPIR_Comm * comm, instance_t * in)
 {
     int raise = 0;
@@ -259,8 +321,7 @@ static int try_decide(MPIR_Comm * comm, instance_t * in)
     /* called at every progress step while waiting: nothing is allocated
      * until everyone awaited has contributed */
     for (int r = 0; r < (int) in->size; r++)
-        if (!in_set(in->contributed, r) &&
-            MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) == MPID_FT_PROC_ALIVE)
+        if (!in_set(in->contributed, r) && member_alive(comm, r))
             return 0;
 
     uint8_t *absent = MPL_calloc(set_bytes(in->size), 1, MPL_MEM_OTHER);
@@ -274,16 +335,21 @@ static int try_decide(MPIR_Comm * comm, instance_t * in)
     }
     adopt(in, in->flag_and, raise, absent);
     MPL_free(absent);
+    MPIR_FTMPI_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
+                     (unsigned) in->flag, in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
     return 1;
 }
 
-static void announce(MPIR_Comm * comm, instance_t * in)
+/* Passes the decision on: down the tree, and to every member that sent
+ * CONTRIB directly (all of them, for a coordinator off the tree). */
+static void pass_on(MPIR_Comm * comm, instance_t * in)
 {
-    MPIR_FTMPI_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
-                     (unsigned) in->flag, in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
-    for (int r = 0; r < (int) in->size; r++)
-        if (r != comm->rank && !in_set(in->absent, r))
-            send_msg(MPID_FT_comm_pid(comm, r), MSG_DECIDE, in, -1);
+    int me = comm->rank;
+    for (int r = 0; r < (int) in->size; r++) {
+        int child = r != 0 && tree_parent(r) == me;
+        if ((child || in_set(in->asked, r)) && r != me && !in_set(in->absent, r))
+            send_msg(MPID_FT_comm_pid(comm, r), MSG_DECIDE, in);
+    }
 }
 
 /* ---- one agreement, in steps ----------------------------------------------------- */
@@ -293,7 +359,7 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
 {
     int mpi_errno = MPI_SUCCESS;
     uint32_t seq = MPID_FT_comm_next_agreement(comm);
-    int n = comm->local_size;
+    int n = comm->local_size, me = comm->rank;
     instance_t *in;
 
     MPIR_ERR_CHKANDJUMP1(comm->comm_kind == MPIR_COMM_KIND__INTERCOMM, mpi_errno, MPI_ERR_COMM,
@@ -302,21 +368,78 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
     in = instance(comm->context_id, seq, n, 1);
     MPIR_ERR_CHKANDJUMP(in == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     in->entered = 1;
-    in->own_rank = comm->rank;
-    in->own_pid = MPID_FT_comm_pid(comm, comm->rank);
-    in->own_flag = flag;
+    in->own_rank = me;
+    in->own_pid = MPID_FT_comm_pid(comm, me);
+    in->parent_pid = me == 0 ? -1 : MPID_FT_comm_pid(comm, tree_parent(me));
+    /* a communicator with a known failure has holes in its tree */
+    in->failures_seen = MPID_FT_failure_count();
+    in->in_tree = !any_member_failed(comm);
+
+    size_t bytes = set_bytes(n);
+    uint8_t *own = MPL_calloc(2, bytes, MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(own == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    add_to_set(own, me);
     for (int r = 0; r < n; r++)
         if (MPID_FT_comm_acked(comm, r))
-            add_to_set(in->own_acked, r);
+            add_to_set(own + bytes, r);
+    add_contribution(in, own, flag, own + bytes);
+    MPL_free(own);
+
     ag->comm = comm;
     ag->context_id = comm->context_id;
     ag->seq = seq;
     ag->coordinator = -1;
-    MPIR_FTMPI_TRACE("agree %#x/%u: enter with flag %#x", comm->context_id, seq, (unsigned) flag);
+    MPIR_FTMPI_TRACE("agree %#x/%u: enter with flag %#x%s", comm->context_id, seq,
+                     (unsigned) flag, in->in_tree ? " (tree)" : "");
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Off the tree: contributions go to the coordinator, the lowest rank
+ * alive, which decides. */
+static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
+{
+    MPIR_Comm *comm = ag->comm;
+    int me = comm->rank, c = lowest_alive(comm);
+
+    if (c != ag->coordinator) {
+        ag->coordinator = c;
+        if (c == me) {
+            in->coordinator_pid = in->own_pid;
+            if (c != 0) {
+                /* taking over: someone may hold a decision already */
+                MPIR_FTMPI_TRACE("agree %#x/%u: coordinator after a failure, asking",
+                                 ag->context_id, ag->seq);
+                for (int r = 0; r < (int) in->size; r++)
+                    if (r != me)
+                        send_msg(MPID_FT_comm_pid(comm, r), MSG_QUERY, in);
+            }
+        } else if (in->coordinator_pid != MPID_FT_comm_pid(comm, c)) {
+            in->coordinator_pid = MPID_FT_comm_pid(comm, c);
+            send_msg(in->coordinator_pid, MSG_CONTRIB, in);
+        }
+    }
+    if (ag->coordinator == me)
+        try_decide(comm, in);
+}
+
+/* The fast path: what the subtree contributed goes to the parent; the
+ * root decides. */
+static void tree_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
+{
+    MPIR_Comm *comm = ag->comm;
+    int me = comm->rank;
+
+    if (in->sent_up || !subtree_complete(in, me))
+        return;
+    if (me == 0) {
+        try_decide(comm, in);
+    } else {
+        send_msg(in->parent_pid, MSG_CONTRIB, in);
+        in->sent_up = 1;
+    }
 }
 
 /* Moves the agreement on with what progress delivered; returns 1 once it
@@ -324,36 +447,26 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
 static int agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
     MPIR_Comm *comm = ag->comm;
-    int n = comm->local_size, me = comm->rank;
+    int n = comm->local_size;
     instance_t *in = instance(ag->context_id, ag->seq, n, 0);
 
     if (in == NULL)
         return 0;       /* cannot happen: an entered record is kept until the next agreement */
     if (!in->decided) {
-        int c = lowest_alive(comm);
-        if (c != ag->coordinator) {
-            ag->coordinator = c;
-            if (c == me) {
-                in->coordinator_pid = in->own_pid;
-                add_contribution(in, me, in->own_flag, in->own_acked);
-                if (c != 0) {
-                    /* taking over: someone may hold a decision already */
-                    MPIR_FTMPI_TRACE("agree %#x/%u: coordinator after a failure, asking",
-                                     ag->context_id, ag->seq);
-                    for (int r = 0; r < n; r++)
-                        if (r != me)
-                            send_msg(MPID_FT_comm_pid(comm, r), MSG_QUERY, in, -1);
-                }
-            } else if (in->coordinator_pid != MPID_FT_comm_pid(comm, c)) {
-                in->coordinator_pid = MPID_FT_comm_pid(comm, c);
-                send_msg(in->coordinator_pid, MSG_CONTRIB, in, me);
-            }
+        if (in->in_tree && MPID_FT_failure_count() != in->failures_seen &&
+            (in->failures_seen = MPID_FT_failure_count(), any_member_failed(comm))) {
+            MPIR_FTMPI_TRACE("agree %#x/%u: a member failed, leaving the tree", ag->context_id,
+                             ag->seq);
+            in->in_tree = 0;
         }
-        if (ag->coordinator != me || !try_decide(comm, in))
+        if (in->in_tree)
+            tree_step(ag, in);
+        else
+            coordinated_step(ag, in);
+        if (!in->decided)
             return 0;
     }
-    if (ag->coordinator == me)
-        announce(comm, in);
+    pass_on(comm, in);
 
     /* the absent are failed processes (ULFM: acknowledging after the
      * agreement acknowledges them), whether or not this one knew yet */

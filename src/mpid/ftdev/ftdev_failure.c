@@ -340,6 +340,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids || pid == MPIDI_FTDEV_global.my_pid ||
         MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
         return;
+    MPIDI_FTDEV_global.failures_learned++;
 
     /* While this process finalizes, peers leave as they finish: whether
      * one left or died, there is nothing more to wait for from it. */

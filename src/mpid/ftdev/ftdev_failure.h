@@ -36,6 +36,12 @@ void MPIDI_FTDEV_heartbeat_stop(void);
 void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
 
+/* UCX's error lines about peers that just died (ftdev_ucx_log.c): held
+ * back from MPI_Init in fault-tolerant jobs, and printed at MPI_Finalize
+ * only if no failure explains them. */
+void MPIDI_FTDEV_ucx_log_hold_back(void);
+void MPIDI_FTDEV_ucx_log_release(void);
+
 /* Passes control message `type` about `about` on to this process's
  * neighbours in the binomial graph of comm's ranks (of process ids when
  * comm is NULL), for news that every process must hear. */

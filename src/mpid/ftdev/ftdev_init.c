@@ -101,6 +101,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     status = ucp_init(&params, config, &MPIDI_FTDEV_global.context);
     ucp_config_release(config);
     MPIDI_FTDEV_CHK_STATUS(status);
+    MPIDI_FTDEV_ucx_log_hold_back();
 
     MPIDI_FTDEV_global.my_pid = MPIR_Process.rank;
     MPIDI_FTDEV_global.num_pids = MPIR_Process.size;
@@ -142,6 +143,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
 static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     char how[96];
+    MPIDI_FTDEV_global.failures_learned++;
     snprintf(how, sizeof(how), "connection error: %s", ucs_status_string(status));
     if (!MPIDI_FTDEV_replacement_ep_failed((int) (intptr_t) arg))
         MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
@@ -383,6 +385,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
 
   release:
     ucp_cleanup(MPIDI_FTDEV_global.context);
+    MPIDI_FTDEV_ucx_log_release();
     MPL_free(MPIDI_FTDEV_global.peer_reqs);
     MPL_free(MPIDI_FTDEV_global.peer_state);
     MPL_free(MPIDI_FTDEV_global.failure_log);

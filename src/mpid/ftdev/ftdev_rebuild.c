@@ -897,6 +897,7 @@ int MPIDI_FTDEV_rejoin(void)
         if (e->pid == me || e->pid == coordinator)
             continue;
         if (e->state == ENTRY_DEAD) {
+            MPIDI_FTDEV_global.failures_learned++;
             MPIDI_FTDEV_global.num_refusal_causes++;
             MPIR_FTMPI_record_failure(e->pid, "failed before this process joined");
             continue;

@@ -35,6 +35,11 @@ MPID_FT_proc_state_t MPID_FT_proc_state(int pid)
     }
 }
 
+unsigned MPID_FT_failure_count(void)
+{
+    return (unsigned) MPIDI_FTDEV_global.failures_learned;
+}
+
 void MPID_FT_failure_learned(int pid, const char *how)
 {
     if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids)

@@ -92,6 +92,8 @@ typedef struct {
                                  * nonzero every call makes the slow checks */
     int *failure_log;           /* the failed process ids in the order they were learned */
     int failure_log_len;
+    int failures_learned;       /* every failure this process ever learned of, endpoint
+                                 * errors included */
     MPID_FT_handler_t channel_handler[MPID_FT_NUM_CHANNELS];
     /* ULFM: context ids revoked before their communicator existed here */
     uint32_t *early_revokes;

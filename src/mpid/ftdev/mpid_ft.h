@@ -57,6 +57,11 @@ MPID_FT_proc_state_t MPID_FT_proc_state(int pid);
 /* pid >= 0 and a blank of a BLANK world. */
 int MPID_FT_proc_is_blank(int pid);
 
+/* How many failures this process has learned of so far: a protocol
+ * waiting on the failure-free path looks again at who failed only when
+ * this changes. */
+unsigned MPID_FT_failure_count(void);
+
 /* A protocol above the device learned that process `pid` failed (an
  * agreement's coordinator left it out); the device records it as if it
  * had detected it. `how` is for messages and traces. */
