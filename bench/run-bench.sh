@@ -33,6 +33,7 @@ rm -f "$raw" "$table"
 export BENCH_MAX_NP FTDEV_PREFIX=$prefix
 parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm}
 dir=${BENCH_RAW_DIR:-$here/results}
+shown=${dir#$top/}
 summary=$dir/summary-$BENCH_STAMP.txt
 for p in $parts; do
     [ -x "$here/run-$p.sh" ] || { echo "run-bench.sh: no benchmark part '$p' (BENCH_PARTS)" >&2; exit 2; }
@@ -51,7 +52,7 @@ for p in $parts; do
     echo
     echo "== $p"
     "$here/run-$p.sh" || echo "run-bench.sh: part $p failed (status $?)" | tee -a "$summary"
-    { echo; cat "$dir/$p-$BENCH_STAMP.table"; echo "($p: $(( $(date +%s) - t0 )) s; raw data: bench/results/$p-$BENCH_STAMP.raw)"; } >>"$summary"
+    { echo; cat "$dir/$p-$BENCH_STAMP.table"; echo "($p: $(( $(date +%s) - t0 )) s; raw data: $shown/$p-$BENCH_STAMP.raw)"; } >>"$summary"
 done
 
 # The curves side by side: one row per case, one column per process count.
@@ -79,7 +80,7 @@ if [ -n "$curves" ]; then
     dat=$dir/recovery-$BENCH_STAMP.dat png=$dir/recovery-$BENCH_STAMP.png
     cat $curves | sort -k1,1 -k2,2n |
         awk 'BEGIN { prev = "" } $1 != prev { if (prev != "") printf "\n\n"; printf "# %s\n", $1; prev = $1 } { print $2, $3 }' >"$dat"
-    if command -v gnuplot >/dev/null; then
+    if command -v gnuplot >/dev/null && grep -q '^# [^d]' "$dat"; then
         plots_fault= plots_ulfm= i=0
         for name in $(grep '^# ' "$dat" | cut -c3-); do
             title=${name//_/ }
@@ -94,22 +95,22 @@ if [ -n "$curves" ]; then
         {
             echo "set terminal pngcairo size 1400,560 noenhanced font ',10'"
             echo "set output '$png'"
-            echo "set multiplot layout 1,2 title 'FT-MPICH, $(uname -n), $cores cores ($BENCH_STAMP): right of the dashed line oversubscribed'"
+            panels=$(( ${plots_fault:+1} + ${plots_ulfm:+1} + 0 ))
+            echo "set multiplot layout 1,$panels title 'FT-MPICH, $(uname -n), $cores cores ($BENCH_STAMP): right of the dashed line oversubscribed'"
             echo "set logscale xy 2; set xlabel 'processes'; set grid; set key top left"
             echo "set arrow 1 from $cores, graph 0 to $cores, graph 1 nohead dashtype 2"
-            echo "set ylabel 'ms (median)'; set title 'SIGKILL -> survivors usable again'"
-            [ -n "$plots_fault" ] && echo "plot $plots_fault" || echo "plot 1/0 notitle"
-            echo "set title 'ULFM, no failure: one call'"
-            [ -n "$plots_ulfm" ] && echo "plot $plots_ulfm" || echo "plot 1/0 notitle"
+            echo "set ylabel 'ms (median)'"
+            [ -z "$plots_fault" ] || echo "set title 'SIGKILL -> survivors usable again'; plot $plots_fault"
+            [ -z "$plots_ulfm" ] || echo "set title 'ULFM, no failure: one call'; plot $plots_ulfm"
             echo "unset multiplot"
         } | gnuplot 2>"$dat.log" && rm -f "$dat.log" && ln -sf "$(basename "$png")" "$dir/recovery-latest.png" &&
-            echo "plot: bench/results/$(basename "$png")" | tee -a "$summary" ||
+            echo "plot: $shown/$(basename "$png")" | tee -a "$summary" ||
             echo "plot failed (gnuplot: $(head -n 2 "$dat.log" | tr '\n' ' '))" | tee -a "$summary"
-    else
+    elif ! command -v gnuplot >/dev/null; then
         echo "no plot: gnuplot is not installed (apt-get install gnuplot-nox)" | tee -a "$summary"
     fi
 fi
 
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); total $(( $(date +%s) - start )) s" | tee -a "$summary"
 ln -sf "$(basename "$summary")" "$dir/summary-latest.txt"
-echo "summary: bench/results/$(basename "$summary")"
+echo "summary: $shown/$(basename "$summary")"

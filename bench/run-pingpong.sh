@@ -26,7 +26,7 @@ for r in $(seq "$rounds"); do
     for b in $builds; do
         p=$([ $b = ftdev ] && echo "$prefix" || echo "$stock")
         # ABORT mode, the default: no fault-tolerance machinery runs
-        if out=$(env -u FTMPI_COMM_MODE -u FTMPI_RECOVERY_MODE -u FTMPI_COLL_MODE \
+        if out=$(unset FTMPI_COMM_MODE FTMPI_RECOVERY_MODE FTMPI_COLL_MODE
             bench_mpiexec 120 "$p" 2 "$bin/pingpong-$b" "$trials"); then
             grep -E '^[0-9]+ [0-9.]+ [0-9.]+$' <<<"$out" | sed "s/^/$b /" >>"$raw" || true
         else

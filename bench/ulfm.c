@@ -79,7 +79,7 @@ static double time_op(void (*op)(void *), int trials, int max_iters)
 }
 
 /* One revocation: the us from the revoke until the last rank knew. */
-static double revoke_once(int revoker, int rank, int size)
+static double revoke_once(int revoker, int rank)
 {
     MPI_Comm c;
     double t = 0;
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
         double rev[64];
         int reps = 4 * trials > 64 ? 64 : 4 * trials, good = 0;
         for (int i = 0; i < reps; i++) {
-            double us = revoke_once(i % size, rank, size);
+            double us = revoke_once(i % size, rank);
             if (us >= 0)
                 rev[good++] = us;
         }
