@@ -20,6 +20,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := autoconf automake libtool python3 gcc make patch xz-utils perl \
                 libucx-dev libhwloc-dev ccache
+BENCH_DEB_PACKAGES := gnuplot-nox
 
 # Options shared by ftdev and the stock reference build.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
@@ -28,24 +29,34 @@ COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
 CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
 CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 
-.PHONY: all deps tree configure build install check test-ftmpi check-mpich-smoke \
+.PHONY: all deps bench-deps tree configure build install check test-ftmpi check-mpich-smoke \
         check-mpich check-mpich-ft check-mpich-stored demo bench stock soak clean distclean
 
 all: install
 
+# $(call install_debs,PACKAGES): installs those of PACKAGES not installed
+# (as root; otherwise prints the apt-get line to run).
+define install_debs
+@missing=""; for p in $(1); do \
+    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+    if [ "$$(id -u)" = 0 ]; then \
+        echo "installing:$$missing"; \
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+            { echo "make: apt-get install$$missing failed" >&2; exit 1; }; \
+    else \
+        echo "make: missing packages; run: sudo apt-get install$$missing" >&2; exit 1; \
+    fi; \
+fi
+endef
+
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    if [ "$$(id -u)" = 0 ]; then \
-	        echo "installing:$$missing"; \
-	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
-	            { echo "make: apt-get install$$missing failed" >&2; exit 1; }; \
-	    else \
-	        echo "make: missing build dependencies; run: sudo apt-get install$$missing" >&2; exit 1; \
-	    fi; \
-	fi
+	$(call install_debs,$(DEB_PACKAGES))
+
+# gnuplot draws make bench's plot of recovery time against process count
+bench-deps:
+	$(call install_debs,$(BENCH_DEB_PACKAGES))
 
 tree: deps
 	@./autogen.sh
@@ -101,12 +112,9 @@ stock: tree
 	        { echo "make: stock build failed (see build-stock/build.log)" >&2; exit 1; }; \
 	fi
 
-bench: install stock
+# BENCH_MAX_NP, BENCH_PARTS, BENCH_ROUNDS, BENCH_RUNS: see bench/run-bench.sh
+bench: install stock bench-deps
 	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-bench.sh
-	@FTDEV_PREFIX=$(PREFIX) bench/run-detect.sh
-	@FTDEV_PREFIX=$(PREFIX) bench/run-recover.sh
-	@FTDEV_PREFIX=$(PREFIX) bench/run-rebuild.sh
-	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-atomic.sh
 
 # MPICH's own ULFM tests (test/mpi/ft), through its runtests.
 check-mpich-ft: install

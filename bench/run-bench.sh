@@ -1,102 +1,116 @@
 #!/usr/bin/env bash
-# FT-MPICH benchmarks: ch4:ftdev against stock ch4:ucx, side by side.
+# FT-MPICH benchmarks (`make bench`): every part below in turn, then one
+# summary and a plot of recovery time against process count.
 #
 #   FTDEV_PREFIX=install STOCK_PREFIX=install-stock bench/run-bench.sh
 #
-# Both builds come from the same MPICH tarball with the same options but the
-# device. Runs alternate between the builds (BENCH_ROUNDS rounds, default 15)
-# so that drift of this shared machine hits both alike; the figures printed
-# are the median over rounds of per-run medians, and ratios are ftdev/stock.
-# This machine switches between a fast and a slow regime (2-3x apart) for
-# stretches of runs, for stock MPICH as much as for ftdev, so the best round
-# of each build is printed too.
+#   part       what                                              processes
+#   pingpong   ping-pong latency/bandwidth, ftdev against stock  2
+#   coll       allreduce and bcast: ATOMIC, NONATOMIC, stock     2, 4, ... <= cores
+#   detect     SIGKILL -> blocked calls fail                     4, 8, ... <= BENCH_MAX_NP
+#   recover    SIGKILL -> SHRINK/BLANK world usable; relaunch    2, 4, ... <= BENCH_MAX_NP
+#   rebuild    SIGKILL -> REBUILD world whole; relaunch          2, 4, ... <= BENCH_MAX_NP
+#   ulfm       agree, shrink, revoke; SIGKILL -> shrunk          2, 4, ... <= BENCH_MAX_NP
+#
+# Settings: BENCH_PARTS (default all of the above, in that order),
+# BENCH_MAX_NP (default the larger of 8 and the core count), BENCH_ROUNDS
+# (alternating rounds of the comparisons, default 5), BENCH_TRIALS,
+# BENCH_RUNS (kills per fault case, default 5). Collective comparisons
+# never run more processes than cores (stock MPICH busy-polls, and an
+# oversubscribed figure says little about either build); fault benchmarks
+# go up to BENCH_MAX_NP, and rows above the core count say
+# "oversubscribed". Results: bench/results/PART-STAMP.raw (raw data),
+# .table (its table), summary-STAMP.txt (all tables), recovery-STAMP.png
+# and .dat (the plot and its data); summary-latest.txt and
+# recovery-latest.png point to the newest.
 set -euo pipefail
-
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-ftdev=$(cd "${FTDEV_PREFIX:-$top/install}" && pwd)
-stock=$(cd "${STOCK_PREFIX:-$top/install-stock}" && pwd)
-rounds=${BENCH_ROUNDS:-15}
-bin=$here/bin
-out=$here/results
-mkdir -p "$bin" "$out"
-raw=$out/raw-$(date +%Y%m%d-%H%M%S).txt
-
-for b in ftdev stock; do
-    prefix=$([ $b = ftdev ] && echo "$ftdev" || echo "$stock")
-    for p in pingpong allreduce; do
-        "$prefix/bin/mpicc" -O2 -o "$bin/$p-$b" "$here/$p.c"
-    done
+. "$here/bench-common.bash"
+BENCH_STAMP=${BENCH_STAMP:-$(date +%Y%m%d-%H%M%S)}
+export BENCH_STAMP
+bench_setup bench
+rm -f "$raw" "$table"
+export BENCH_MAX_NP FTDEV_PREFIX=$prefix
+parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm}
+dir=${BENCH_RAW_DIR:-$here/results}
+shown=${dir#$top/}
+summary=$dir/summary-$BENCH_STAMP.txt
+for p in $parts; do
+    [ -x "$here/run-$p.sh" ] || { echo "run-bench.sh: no benchmark part '$p' (BENCH_PARTS)" >&2; exit 2; }
 done
 
-run() { # build program ranks args...
-    local b=$1 p=$2 n=$3
-    shift 3
-    local prefix
-    prefix=$([ $b = ftdev ] && echo "$ftdev" || echo "$stock")
-    timeout -k 5 300 "$prefix/bin/mpiexec" -bind-to core -n "$n" "$bin/$p-$b" "$@" </dev/null |
-        sed "s/^/$b $p$([ $p = allreduce ] && echo "-$n") /" >>"$raw"
-}
-
-echo "benchmarking ($rounds alternating rounds; raw results in ${raw#$top/})"
-for r in $(seq "$rounds"); do
-    for b in ftdev stock; do
-        run $b pingpong 2 5
-        run $b allreduce 2 5 8
-        run $b allreduce 4 5 8
-    done
-done
-
-# raw lines: build program size value [value]
-awk -v rounds="$rounds" '
-function best(key, low,    n, i, a, b) {
-    n = split(vals[key], a, " ")
-    b = a[1] + 0
-    for (i = 2; i <= n; i++) if (low ? a[i] + 0 < b : a[i] + 0 > b) b = a[i] + 0
-    return b
-}
-function median(key,    n, i, j, t, a) {
-    n = split(vals[key], a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
 {
-    if ($2 == "pingpong") { vals["lat " $1 " " $3] = vals["lat " $1 " " $3] " " $4; vals["bw " $1 " " $3] = vals["bw " $1 " " $3] " " $5; sizes[$3] = 1 }
-    else { np = substr($2, 11); vals["ar" np " " $1 " " $3] = vals["ar" np " " $1 " " $3] " " $4; arsizes[$3] = 1; nps[np] = 1 }
-}
-END {
-    printf "\nping-pong, 2 processes, one node (median of %d rounds)\n", rounds
-    printf "%10s  %10s %10s %6s  %10s %10s %6s  | best: %8s %8s %6s\n", "bytes", "ftdev us", "stock us", "ratio", "ftdev MB/s", "stock MB/s", "ratio", "ftdev us", "stock us", "ratio"
-    n = asorti_num(sizes, order)
-    for (i = 1; i <= n; i++) {
-        s = order[i]
-        lf = median("lat ftdev " s); ls = median("lat stock " s)
-        bf = median("bw ftdev " s); bs = median("bw stock " s)
-        mf = best("lat ftdev " s, 1); ms = best("lat stock " s, 1)
-        printf "%10d  %10.3f %10.3f %6.2f  %10.0f %10.0f %6.2f  | best: %8.3f %8.3f %6.2f\n", s, lf, ls, lf / ls, bf, bs, bf / bs, mf, ms, mf / ms
-        if (s == 8) lat8 = lf / ls
-        if (s == 1048576) bw1m = bf / bs
-        if (s == 4194304) bw4m = bf / bs
-    }
-    printf "\nMPI_Allreduce (median of %d rounds; more processes than cores oversubscribe this machine)\n", rounds
-    printf "%6s %10s  %12s %12s %7s\n", "procs", "bytes", "ftdev us", "stock us", "ratio"
-    m = asorti_num(nps, porder)
-    n = asorti_num(arsizes, order)
-    for (q = 1; q <= m; q++) for (i = 1; i <= n; i++) {
-        np = porder[q]; s = order[i]
-        arf = median("ar" np " ftdev " s); ars = median("ar" np " stock " s)
-        printf "%6d %10d  %12.3f %12.3f %7.2f\n", np, s, arf, ars, arf / ars
-        if (s == 8 && np == 4) ar8 = arf / ars
-    }
-    printf "\ntargets: 8 B latency <= 1.15x stock: %.2fx %s; bandwidth >= 0.90x at 1 MiB: %.2fx %s, at 4 MiB: %.2fx %s; 8 B allreduce on 4 processes <= 1.15x: %.2fx %s\n",
-        lat8, verdict(lat8 <= 1.15), bw1m, verdict(bw1m >= 0.90),
-        bw4m, verdict(bw4m >= 0.90), ar8, verdict(ar8 <= 1.15)
-}
-function verdict(ok) { return ok ? "met" : "MISSED" }
-# numeric order of the keys of an array (portable: no gawk extensions)
-function asorti_num(arr, out,    k, n, i, j, t) {
-    n = 0
-    for (k in arr) out[++n] = k + 0
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && out[j-1] > out[j]; j--) { t = out[j]; out[j] = out[j-1]; out[j-1] = t }
-    return n
-}' "$raw" | tee "$out/summary-latest.txt"
+    echo "FT-MPICH benchmarks, $(date '+%Y-%m-%d %H:%M'), $(uname -n): $cores cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+    echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (above $cores, others were running too)"
+    echo "collective comparisons at: $(coll_nps) processes (never more than the cores)"
+    echo "fault benchmarks at: $(fault_nps 2) processes (BENCH_MAX_NP=$BENCH_MAX_NP; above $cores oversubscribed)"
+} | tee "$summary"
+
+start=$(date +%s)
+for p in $parts; do
+    t0=$(date +%s)
+    echo
+    echo "== $p"
+    "$here/run-$p.sh" || echo "run-bench.sh: part $p failed (status $?)" | tee -a "$summary"
+    { echo; cat "$dir/$p-$BENCH_STAMP.table"; echo "($p: $(( $(date +%s) - t0 )) s; raw data: $shown/$p-$BENCH_STAMP.raw)"; } >>"$summary"
+done
+
+# The curves side by side: one row per case, one column per process count.
+curves=$(ls "$dir"/*-"$BENCH_STAMP".curve 2>/dev/null || true)
+if [ -n "$curves" ]; then
+    {
+        echo
+        echo "median ms by process count (from the tables above; * = oversubscribed here)"
+        cat $curves | awk -v cores="$cores" '
+            { v[$1 " " $2] = $3; if (!($1 in seen)) { seen[$1] = 1; names[++nn] = $1 } np[$2] = 1 }
+            END {
+                n = 0; for (k in np) o[++n] = k + 0
+                for (i = 2; i <= n; i++) for (j = i; j > 1 && o[j-1] > o[j]; j--) { t = o[j]; o[j] = o[j-1]; o[j-1] = t }
+                printf "%-26s", "case"; for (i = 1; i <= n; i++) printf " %9s", o[i] (o[i] > cores ? "*" : ""); printf "\n"
+                for (q = 1; q <= nn; q++) {
+                    printf "%-26s", names[q]
+                    for (i = 1; i <= n; i++) { k = names[q] " " o[i]; printf " %9s", k in v ? sprintf("%.2f", v[k]) : "-" }
+                    printf "\n"
+                }
+            }'
+    } | tee -a "$summary"
+
+    # the plot: recovery after a kill (ms) against the relaunch, and ULFM's
+    # failure-free operations (converted to ms) on a second panel
+    dat=$dir/recovery-$BENCH_STAMP.dat png=$dir/recovery-$BENCH_STAMP.png
+    cat $curves | sort -k1,1 -k2,2n |
+        awk 'BEGIN { prev = "" } $1 != prev { if (prev != "") printf "\n\n"; printf "# %s\n", $1; prev = $1 } { print $2, $3 }' >"$dat"
+    if command -v gnuplot >/dev/null && grep -q '^# [^d]' "$dat"; then
+        plots_fault= plots_ulfm= i=0
+        for name in $(grep '^# ' "$dat" | cut -c3-); do
+            title=${name//_/ }
+            entry="'$dat' index $i using 1:2 with linespoints lw 2 title '$title'"
+            case $name in
+                detect_* | relaunch_\(*) ;;   # in the tables, not the plot
+                ulfm-agree | ulfm-shrink | ulfm-revoke) plots_ulfm="${plots_ulfm:+$plots_ulfm, }$entry" ;;
+                *) plots_fault="${plots_fault:+$plots_fault, }$entry" ;;
+            esac
+            i=$((i + 1))
+        done
+        {
+            echo "set terminal pngcairo size 1400,560 noenhanced font ',10'"
+            echo "set output '$png'"
+            panels=$(( ${plots_fault:+1} + ${plots_ulfm:+1} + 0 ))
+            echo "set multiplot layout 1,$panels title 'FT-MPICH, $(uname -n), $cores cores ($BENCH_STAMP): right of the dashed line oversubscribed'"
+            echo "set logscale xy 2; set xlabel 'processes'; set grid; set key top left"
+            echo "set arrow 1 from $cores, graph 0 to $cores, graph 1 nohead dashtype 2"
+            echo "set ylabel 'ms (median)'"
+            [ -z "$plots_fault" ] || echo "set title 'SIGKILL -> survivors usable again'; plot $plots_fault"
+            [ -z "$plots_ulfm" ] || echo "set title 'ULFM, no failure: one call'; plot $plots_ulfm"
+            echo "unset multiplot"
+        } | gnuplot 2>"$dat.log" && rm -f "$dat.log" && ln -sf "$(basename "$png")" "$dir/recovery-latest.png" &&
+            echo "plot: $shown/$(basename "$png")" | tee -a "$summary" ||
+            echo "plot failed (gnuplot: $(head -n 2 "$dat.log" | tr '\n' ' '))" | tee -a "$summary"
+    elif ! command -v gnuplot >/dev/null; then
+        echo "no plot: gnuplot is not installed (apt-get install gnuplot-nox)" | tee -a "$summary"
+    fi
+fi
+
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); total $(( $(date +%s) - start )) s" | tee -a "$summary"
+ln -sf "$(basename "$summary")" "$dir/summary-latest.txt"
+echo "summary: $shown/$(basename "$summary")"

@@ -1,32 +1,27 @@
 #!/usr/bin/env bash
-# FT-MPICH benchmark: time from a rank's SIGKILL until each survivor's
-# blocked call returns MPI_ERR_OTHER, for a survivor receiving from the
-# victim, receiving from a live rank, and inside a collective; at 4 and 8
-# processes; DETECT_RUNS kills per case (default 20), the victim rotating
-# over the ranks. Prints median and max over all survivors of all runs.
+# FT-MPICH benchmark: failure detection. Time from a rank's SIGKILL until
+# the last survivor's blocked call returns MPI_ERR_OTHER (SHRINK mode), for
+# survivors receiving from the victim (recv-victim), from a live rank that
+# never sends (recv-live, 3 processes and more), and inside MPI_Allreduce
+# (coll); at 4, 8, ... processes up to BENCH_MAX_NP, BENCH_RUNS kills per
+# case (default 5), the victim rotating. A run where a survivor's call
+# returns another error counts as failed.
 set -euo pipefail
-. "$(dirname "$0")/fault-common.bash"
-fault_bench_setup detect
-runs=${DETECT_RUNS:-20}
+. "$(dirname "$0")/bench-common.bash"
+bench_setup detect
+bench_build detect
 
-printf '%-12s %5s %6s %10s %10s %8s\n' scenario procs kills "median ms" "max ms" "wrong"
-for n in 4 8; do
+one_run() {
+    local victim=$(( ($1 * 7 + 1) % n )) out
+    out=$(FTMPI_COMM_MODE=shrink bench_mpiexec 30 "$prefix" "$n" "$bin/detect" "$scenario" "$victim" || true)
+    awk -v n="$n" '/^KILL/ { k = $2 } /^DETECT/ { c++; if ($3 > t) t = $3; if ($4 != "ok") bad = 1 }
+        END { if (k && c == n - 1 && !bad) printf "%.3f\n", (t - k) * 1000; else print "FAILED" }' <<<"$out"
+}
+
+echo "failure detection: SIGKILL -> the last survivor's blocked call fails (ms)" | tee -a "$table"
+fault_table_header
+for n in $(fault_nps 4); do
     for scenario in recv-victim recv-live coll; do
-        : >"$raw.case"
-        for i in $(seq "$runs"); do
-            victim=$(( (i * 7 + 1) % n ))
-            out=$(FTMPI_COMM_MODE=shrink timeout -k 5 60 "$prefix/bin/mpiexec" -n "$n" \
-                "$bin/detect" "$scenario" "$victim" 2>/dev/null </dev/null || true)
-            kill=$(awk '/^KILL/ { print $2 }' <<<"$out")
-            awk -v k="$kill" -v s="$scenario" -v n="$n" '/^DETECT/ { printf "%s %d %.3f %s\n", s, n, ($3 - k) * 1000, $4 }' \
-                <<<"$out" | tee -a "$raw" >>"$raw.case"
-        done
-        sort -n -k3 "$raw.case" | awk -v s="$scenario" -v n="$n" -v runs="$runs" '
-            { v[NR] = $3; if ($4 != "ok") bad++ }
-            END { if (NR == 0) { printf "%-12s %5d %6d %10s %10s %8s\n", s, n, runs, "-", "-", "no data"; exit }
-                  m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-                  printf "%-12s %5d %6d %10.1f %10.1f %8d\n", s, n, runs, m, v[NR], bad }'
+        run_case "detect $scenario" "$n"
     done
 done
-rm -f "$raw.case"
-echo "(raw: bench/results/$(basename "$raw"); one line per survivor: scenario procs ms result)"

@@ -6,7 +6,7 @@
  * over a communicator with blanks (BLANK mode), where the collective runs
  * MPICH's own algorithms on the communicator of the live ranks with
  * translated arguments (ftmpi_coll_blank.c), and in ATOMIC collective mode,
- * where it runs into a temporary buffer and a two-phase commit decides
+ * where it runs into a temporary buffer and a fault-tolerant commit decides
  * whether every survivor copies its result out (ftmpi_coll_atomic.c,
  * ftmpi_commit.c). A call is described once (MPIR_FTMPI_coll_t) and run in
  * any of its three forms (ftmpi_coll_run.c).
@@ -96,16 +96,18 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * c, MPIR_Errflag_t * errflag);
 int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * c, void *scratch,
                             MPIR_Request ** request);
 
-/* Two-phase commit of the seq-th atomic collective over comm, whose
- * members agreed on `instance` for it: `yes` is this process's part.
- * Decides 1 (commit) or 0 (abort), the same on every survivor: at once
- * (MPIR_FTMPI_commit), or step by step (_start, then _test until it
- * returns 1 and sets *commit). */
+/* The commit of the seq-th atomic collective over comm, whose members
+ * agreed on `instance` for it: `yes` is this process's part. Decides
+ * *commit = 1 (commit) or 0 (abort), the same on every survivor: at once
+ * (MPIR_FTMPI_commit), or step by step (_start, then _test until it sets
+ * *done; the vote is freed then, or at an error). An error (out of memory)
+ * leaves the outcome unknown. */
 typedef struct MPIR_FTMPI_vote MPIR_FTMPI_vote_t;
-int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes);
-MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance,
-                                           uint32_t seq, int yes);
-int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit);
+int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
+                      int *commit);
+int MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
+                            MPIR_FTMPI_vote_t ** vote);
+int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit);
 
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n]: the process with process id pid
  * kills itself at `point` of its n-th atomic collective (tests only); the

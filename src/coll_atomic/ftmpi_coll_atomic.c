@@ -5,7 +5,7 @@
  * survivor returns MPI_SUCCESS with its results, or every survivor returns
  * MPI_ERR_OTHER with no output buffer modified. The collective writes into
  * a temporary buffer laid out like the user's (an MPI_IN_PLACE input is
- * read from the user's buffer as an ordinary send buffer); the two-phase
+ * read from the user's buffer as an ordinary send buffer); the
  * commit of ftmpi_commit.c decides; on commit each process copies exactly
  * the parts of the layout it owns into the user's buffer (never the gaps
  * between them, nor the slots of blanks).
@@ -211,9 +211,9 @@ static unsigned atomic_current; /* the one the commit protocol runs for */
 
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n] kills the process with process id
  * pid (its first MPI_COMM_WORLD rank) at `point` of its n-th atomic
- * collective (default the first): "before-vote", "after-vote",
- * "coordinator-before-decision", "coordinator-mid-decision",
- * "after-commit". Unset, it does nothing. What the process sent just
+ * collective (default the first): "before-vote" (its part is done),
+ * "after-vote" (it sent its first round of votes), "before-decision" (it
+ * heard every vote), "after-commit" (it copied its results out). Unset, it does nothing. What the process sent just
  * before is flushed first, so that the point is where it died. */
 static void test_death_at(const char *point, unsigned number)
 {
@@ -391,8 +391,10 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
         op.run_errno = MPIR_FTMPI_failure_error(-1);
     test_death_at("before-vote", op.number);
 
-    int commit = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq,
-                                   op.run_errno == MPI_SUCCESS);
+    int commit = 0;
+    mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.run_errno == MPI_SUCCESS,
+                                  &commit);
+    MPIR_ERR_CHECK(mpi_errno);
     if (commit)
         *errflag = MPIR_ERR_NONE;
     mpi_errno = conclude(&op, commit);
@@ -411,7 +413,7 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
 static int atomic_poll(void *state, MPI_Status * status)
 {
     atomic_op_t *op = state;
-    int commit;
+    int done, commit, mpi_errno;
 
     if (op->greq == NULL || MPIR_Request_is_complete(op->greq))
         return MPI_SUCCESS;
@@ -426,14 +428,26 @@ static int atomic_poll(void *state, MPI_Status * status)
             op->inner = NULL;
         }
         test_death_at("before-vote", op->number);
-        op->vote = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq,
-                                           op->run_errno == MPI_SUCCESS);
+        mpi_errno = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq,
+                                            op->run_errno == MPI_SUCCESS, &op->vote);
+        if (mpi_errno != MPI_SUCCESS)
+            goto failed;
     }
-    if (MPIR_FTMPI_commit_test(op->vote, &commit)) {
+    mpi_errno = MPIR_FTMPI_commit_test(op->vote, &done, &commit);
+    if (mpi_errno != MPI_SUCCESS)
+        goto failed;
+    if (done) {
         op->vote = NULL;
         op->mpi_errno = conclude(op, commit);
         MPIR_Grequest_complete_impl(op->greq);
     }
+    return MPI_SUCCESS;
+
+  failed:
+    /* no decision (out of memory): the request ends with that error */
+    op->vote = NULL;
+    op->mpi_errno = mpi_errno;
+    MPIR_Grequest_complete_impl(op->greq);
     return MPI_SUCCESS;
 }
 

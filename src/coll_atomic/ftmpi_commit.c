@@ -1,27 +1,31 @@
 /*
  * FT-MPICH: collectives under failure.
  *
- * The two-phase commit of ATOMIC collectives, over the device's control
- * messages (which failures do not stop). Every member sends its vote to
- * the coordinator, rank 0 of the communicator (alive when the collective
- * started: collectives over a communicator with a known dead member are
- * refused before they start). The coordinator decides COMMIT when every
- * vote is in and says yes, ABORT as soon as one says no or a failure that
- * ends the collective is known, and sends the decision to every member.
+ * The commit of ATOMIC collectives, over the device's control messages
+ * (which failures do not stop). There is no coordinator: the members
+ * combine their votes (1: my part succeeded) with a logical AND by
+ * dissemination. In round k (k = 0 .. ceil(log2 n) - 1) member r sends
+ * the AND of every vote it knows to member r + 2^k (mod n) and waits for
+ * the one of member r - 2^k; after the last round each member knows every
+ * vote, and decides COMMIT when all are yes. That is ceil(log2 n) one-way
+ * messages after the collective (a coordinator's star costs a round trip
+ * and n - 1 messages through one process). A no decides ABORT at once:
+ * the member sends 0 for its remaining rounds, so every other member still
+ * hears from everyone it waits for and learns the no.
  *
- * A member that may never hear from its coordinator runs the termination
- * protocol: it asks every live member what it knows. That is the case when
- * the coordinator dies undecided, and also when any failure ends the
- * collective, because the coordinator may then never have entered it (a
- * process that knew of the failure refused it at once) and so never
- * decide. A member that knows nothing answers so and from then on ignores
- * the coordinator's decision, should it still arrive; a coordinator that
- * answered so decides ABORT. If anyone saw a decision, that is the
- * decision; if nobody did, nobody can have acted on one and nobody will
- * decide COMMIT any more, and the answer is ABORT, which every undecided
- * member reaches the same way. Answers come from the message handler, so
- * members that already returned, or never entered the collective, answer
- * too.
+ * A member that may never hear from everyone runs the termination
+ * protocol: when a failure ends the collective (a member died, or, in
+ * AUTO/MANUAL mode, any failure is recognized) while it is undecided, it
+ * asks every live member what it knows. A member that knows nothing
+ * answers so, and is "sealed": it will not decide COMMIT from its own
+ * rounds any more (it runs the termination protocol itself instead). If
+ * any answer is COMMIT, that is the decision; else ABORT. This is safe
+ * because a member that decided COMMIT did so before the query reached it
+ * (then it answers COMMIT) or could not (it was sealed): a query therefore
+ * sees every COMMIT of a member alive to answer it. Answers come from the
+ * message handler, so members that already returned, or never entered the
+ * collective (a process that knew of the failure refused it at once),
+ * answer too.
  */
 
 #include "mpiimpl.h"
@@ -29,27 +33,34 @@
 #include "ftmpi_coll.h"
 
 enum { UNDECIDED = 0, COMMIT, ABORT };
-enum { VOTE = 1, DECISION, QUERY, STATE };
+enum { VOTE = 1, QUERY, STATE };
 
+/* One message of the protocol. VOTE: the sender's AND of the votes it
+ * knows, in dissemination round `round`; QUERY: what do you know;
+ * STATE: the answer, value = decision. */
 typedef struct {
     uint32_t type;
     uint32_t context_id;
     uint32_t epoch;
     uint32_t instance;
     uint32_t seq;
+    uint32_t round;
     int32_t value;
 } commit_msg_t;
+
+/* Rounds of a communicator of up to 2^MAX_ROUNDS members. */
+#define MAX_ROUNDS 30
 
 /* What this process knows of one atomic collective. */
 typedef struct record {
     uint32_t context_id, epoch, instance, seq;
     int decision;
-    int sealed;                 /* answered a query undecided: a coordinator's decision
-                                 * no longer counts, and this process decides ABORT if it
-                                 * is the coordinator */
-    int nvotes, all_yes;        /* coordinator */
+    int sealed;                 /* answered a query undecided: decides only by the
+                                 * termination protocol */
+    uint32_t rounds_heard;      /* bit k: the VOTE of round k arrived */
+    int all_yes;                /* AND of the votes heard */
     uint8_t *answered;          /* termination: by process id */
-    int any_commit, any_abort;
+    int any_commit;
     struct record *next;
 } record_t;
 
@@ -58,6 +69,8 @@ typedef struct record {
 static record_t *records;
 static int nrecords;
 
+/* The record of a collective, created when it is not there yet (NULL when
+ * memory runs out). */
 static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t instance,
                              uint32_t seq)
 {
@@ -82,7 +95,8 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
         }
     }
     r = MPL_calloc(1, sizeof(*r), MPL_MEM_COLL);
-    MPIR_Assert(r);
+    if (r == NULL)
+        return NULL;
     r->context_id = context_id;
     r->epoch = epoch;
     r->instance = instance;
@@ -94,50 +108,57 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
     return r;
 }
 
-static void send_msg(int pid, int type, const record_t * r, int value)
+static void send_msg(int pid, int type, const record_t * r, uint32_t round, int value)
 {
     commit_msg_t m = {
         .type = type,.context_id = r->context_id,.epoch = r->epoch,.instance = r->instance,
-        .seq = r->seq,.value = value
+        .seq = r->seq,.round = round,.value = value
     };
     MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &m, sizeof(m));
 }
 
+static void drop_message(int from, const char *why)
+{
+    fprintf(stderr, "FT-MPICH: rank %d: dropped a commit message from rank %d: %s\n",
+            MPIR_Process.rank, from, why);
+}
+
 /* A commit-protocol message from process `from` (channel
- * MPID_FT_CHANNEL_COMMIT of the device). */
+ * MPID_FT_CHANNEL_COMMIT of the device). What the network brought is
+ * checked: a malformed message is reported and dropped. */
 static void commit_message(int from, const void *buf, size_t len)
 {
     commit_msg_t m;
 
-    if (len != sizeof(m)) {
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed commit message from rank %d\n",
-                MPIR_Process.rank, from);
-        return;
-    }
+    if (len != sizeof(m))
+        return drop_message(from, "wrong length");
     memcpy(&m, buf, sizeof(m));
+    if (m.type < VOTE || m.type > STATE)
+        return drop_message(from, "unknown type");
+    if (m.type == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
+        return drop_message(from, "bad vote");
+    if (m.type == STATE && m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT)
+        return drop_message(from, "bad state");
     record_t *r = find_record(m.context_id, m.epoch, m.instance, m.seq);
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s %d from %d", m.context_id, m.epoch, m.instance, m.seq,
-                     m.type == VOTE ? "vote" : m.type == DECISION ? "decision" :
-                     m.type == QUERY ? "query" : "state", m.value, from);
+    if (r == NULL)
+        return drop_message(from, "out of memory");
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s %d (round %u) from %d", m.context_id, m.epoch,
+                     m.instance, m.seq, m.type == VOTE ? "vote" : m.type == QUERY ? "query" :
+                     "state", m.value, m.round, from);
     switch (m.type) {
         case VOTE:
-            r->nvotes++;
+            r->rounds_heard |= 1u << m.round;
             r->all_yes &= m.value;
-            break;
-        case DECISION:
-            if (r->decision == UNDECIDED && !r->sealed)
-                r->decision = m.value;
             break;
         case QUERY:
             if (r->decision == UNDECIDED)
                 r->sealed = 1;
-            send_msg(from, STATE, r, r->decision);
+            send_msg(from, STATE, r, 0, r->decision);
             break;
         case STATE:
             if (r->answered && !r->answered[from]) {
                 r->answered[from] = 1;
                 r->any_commit |= m.value == COMMIT;
-                r->any_abort |= m.value == ABORT;
             }
             break;
     }
@@ -173,44 +194,54 @@ static int collective_failed(MPIR_Comm * comm)
 struct MPIR_FTMPI_vote {
     MPIR_Comm *comm;
     record_t *r;
-    int yes;
-    enum { COORDINATING, WAITING, TERMINATING } phase;
+    int yes;                    /* this process's own part */
+    int rounds;                 /* ceil(log2(members)) */
+    int sent;                   /* rounds whose VOTE this process sent */
+    enum { DISSEMINATING, TERMINATING } phase;
 };
 
-static void decide_and_tell(MPIR_FTMPI_vote_t * v)
+/* Sends this process's VOTE of the next round: the AND of the votes it
+ * knows, to the member 2^round ranks ahead. */
+static void send_round(MPIR_FTMPI_vote_t * v)
 {
     MPIR_Comm *comm = v->comm;
-    record_t *r = v->r;
-    int sent = 0;
+    int to = (comm->rank + (1 << v->sent)) % comm->local_size;
+    int value = v->yes && v->r->all_yes;
 
-    r->decision = !r->sealed && v->yes && r->all_yes && r->nvotes == comm->local_size - 1 ?
-        COMMIT : ABORT;
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: coordinator decides %s (%d votes, all yes %d, sealed %d)",
-                     r->context_id, r->epoch, r->instance, r->seq, r->decision == COMMIT ? "COMMIT" : "ABORT",
-                     r->nvotes, v->yes && r->all_yes, r->sealed);
-    MPIR_FTMPI_atomic_test_death("coordinator-before-decision");
-    for (int rank = 1; rank < comm->local_size; rank++) {
-        if (member_dead(comm, rank))
-            continue;
-        send_msg(MPID_FT_comm_local_pid(comm, rank), DECISION, r, r->decision);
-        if (sent++ == 0)
-            MPIR_FTMPI_atomic_test_death("coordinator-mid-decision");
-    }
+    send_msg(MPID_FT_comm_local_pid(comm, to), VOTE, v->r, v->sent, value);
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: round %d: sends %d to rank %d", v->r->context_id,
+                     v->r->epoch, v->r->instance, v->r->seq, v->sent, value, to);
+    v->sent++;
 }
 
-/* The coordinator may never decide: ask every live member. */
-static void start_termination(MPIR_FTMPI_vote_t * v)
+/* A no is known: the remaining rounds carry it at once, and this process
+ * decides ABORT (nobody can see every vote yes any more). */
+static void abort_early(MPIR_FTMPI_vote_t * v)
 {
+    while (v->sent < v->rounds)
+        send_round(v);
+    v->r->decision = ABORT;
+}
+
+/* This process may never hear from everyone: ask every live member. */
+static int start_termination(MPIR_FTMPI_vote_t * v)
+{
+    int mpi_errno = MPI_SUCCESS;
     MPIR_Comm *comm = v->comm;
 
     v->r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
-    MPIR_Assert(v->r->answered);
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol", v->r->context_id,
-                     v->r->epoch, v->r->instance, v->r->seq);
+    MPIR_ERR_CHKANDJUMP(v->r->answered == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d)", v->r->context_id,
+                     v->r->epoch, v->r->instance, v->r->seq, v->r->sealed);
     for (int rank = 0; rank < comm->local_size; rank++)
         if (rank != comm->rank && !member_dead(comm, rank))
-            send_msg(MPID_FT_comm_local_pid(comm, rank), QUERY, v->r, 0);
+            send_msg(MPID_FT_comm_local_pid(comm, rank), QUERY, v->r, 0, 0);
     v->phase = TERMINATING;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 static int all_answered(MPIR_FTMPI_vote_t * v)
@@ -223,65 +254,88 @@ static int all_answered(MPIR_FTMPI_vote_t * v)
     return 1;
 }
 
-MPIR_FTMPI_vote_t *MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, uint32_t seq,
-                                           int yes)
+int MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes,
+                            MPIR_FTMPI_vote_t ** vote)
 {
+    int mpi_errno = MPI_SUCCESS;
     MPIR_FTMPI_vote_t *v = MPL_malloc(sizeof(*v), MPL_MEM_COLL);
 
-    MPIR_Assert(v);
-    v->comm = comm;
+    MPIR_ERR_CHKANDJUMP(v == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     v->r = find_record(comm->context_id, MPID_FT_epoch(), instance, seq);
+    MPIR_ERR_CHKANDJUMP(v->r == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    v->comm = comm;
     v->yes = yes;
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, votes %s", v->r->context_id, v->r->epoch,
-                     instance, seq,
-                     yes ? "yes" : "no");
-    if (comm->rank == 0) {
-        v->phase = COORDINATING;
-    } else {
-        v->phase = WAITING;
-        if (!member_dead(comm, 0))
-            send_msg(MPID_FT_comm_local_pid(comm, 0), VOTE, v->r, yes);
+    v->phase = DISSEMINATING;
+    v->sent = 0;
+    for (v->rounds = 0; (1 << v->rounds) < comm->local_size; v->rounds++);
+    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, votes %s, %d rounds", v->r->context_id,
+                     v->r->epoch, instance, seq, yes ? "yes" : "no", v->rounds);
+    if (!yes) {
+        abort_early(v);
+    } else if (v->rounds > 0) {
+        send_round(v);
         MPIR_FTMPI_atomic_test_death("after-vote");
     }
-    return v;
+    *vote = v;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPL_free(v);
+    goto fn_exit;
 }
 
-int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *commit)
+int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
 {
+    int mpi_errno = MPI_SUCCESS;
     record_t *r = v->r;
+    uint32_t all_rounds = (1u << v->rounds) - 1;
 
-    switch (v->phase) {
-        case COORDINATING:
-            if (!r->sealed && v->yes && r->all_yes && r->nvotes < v->comm->local_size - 1 &&
-                !collective_failed(v->comm))
-                return 0;
-            decide_and_tell(v);
-            break;
-        case WAITING:
-            if (r->decision == UNDECIDED && collective_failed(v->comm))
-                start_termination(v);
-            break;
-        case TERMINATING:
-            /* the coordinator's decision may still come first */
-            if (r->decision == UNDECIDED && all_answered(v))
-                r->decision = r->any_commit ? COMMIT : ABORT;
-            break;
+    *done = 0;
+    if (v->phase == DISSEMINATING && r->decision == UNDECIDED) {
+        if (!r->all_yes) {
+            abort_early(v);
+        } else {
+            /* each round's VOTE goes out once the previous round's is heard */
+            while (v->sent < v->rounds && (r->rounds_heard >> (v->sent - 1)) & 1)
+                send_round(v);
+            if ((r->rounds_heard & all_rounds) == all_rounds && !r->sealed) {
+                MPIR_FTMPI_atomic_test_death("before-decision");
+                r->decision = r->all_yes ? COMMIT : ABORT;
+            } else if (r->sealed || collective_failed(v->comm)) {
+                mpi_errno = start_termination(v);
+                MPIR_ERR_CHECK(mpi_errno);
+            }
+        }
+    } else if (v->phase == TERMINATING && r->decision == UNDECIDED && all_answered(v)) {
+        r->decision = r->any_commit ? COMMIT : ABORT;
     }
     if (r->decision == UNDECIDED)
-        return 0;
+        goto fn_exit;
+    *done = 1;
     *commit = r->decision == COMMIT;
     MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s", r->context_id, r->epoch, r->instance, r->seq,
                      *commit ? "COMMIT" : "ABORT");
     MPL_free(v);
-    return 1;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPL_free(v);
+    goto fn_exit;
 }
 
-int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes)
+int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes, int *commit)
 {
-    MPIR_FTMPI_vote_t *v = MPIR_FTMPI_commit_start(comm, instance, seq, yes);
-    int commit;
+    MPIR_FTMPI_vote_t *v;
+    int done = 0, mpi_errno;
 
-    while (!MPIR_FTMPI_commit_test(v, &commit))
+    mpi_errno = MPIR_FTMPI_commit_start(comm, instance, seq, yes, &v);
+    while (mpi_errno == MPI_SUCCESS) {
+        mpi_errno = MPIR_FTMPI_commit_test(v, &done, commit);
+        if (done || mpi_errno != MPI_SUCCESS)
+            break;
         MPID_Progress_test(NULL);
-    return commit;
+    }
+    return mpi_errno;
 }

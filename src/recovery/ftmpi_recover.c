@@ -172,9 +172,11 @@ static int recover(void)
     MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
 
     in_recovery = 1;
+    MPIR_FTMPI_TRACE("recover: starts");
   agree:
     mpi_errno = MPIR_FTMPI_agree(&epoch, &dead_set, &prev, &decider);
     MPIR_ERR_CHECK(mpi_errno);
+    MPIR_FTMPI_TRACE("recover: agreed on epoch %u", epoch);
 
     /* what this recovery handled, in MPI_COMM_WORLD's ranks before it (a
      * rebuilt world had no dead, but a rebuild that had to start over did
@@ -187,18 +189,21 @@ static int recover(void)
     MPID_FT_destroy_windows();
     destroy_comms();
     destroy_groups();
+    MPIR_FTMPI_TRACE("recover: objects destroyed");
     mpi_errno = MPID_FT_begin_epoch(epoch, dead_set,
                                         MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_BLANK);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_SHRINK) {
         mpi_errno = shrink_world(dead_set);
         MPIR_ERR_CHECK(mpi_errno);
+        MPIR_FTMPI_TRACE("recover: world shrunk");
     } else if (rebuild) {
         mpi_errno = MPID_FT_rebuild_world(epoch, dead_set, decider, &again);
         MPIR_ERR_CHECK(mpi_errno);
         if (again)
             goto agree;
         MPIR_FTMPI_agree_world_rebuilt();
+        MPIR_FTMPI_TRACE("recover: world rebuilt");
     }
     /* a failure can interrupt a nonblocking collective that only some
      * processes had started: the world's schedule tags start over */
@@ -212,6 +217,7 @@ static int recover(void)
     in_recovery = 0;
 
     mpi_errno = call_world_delete_callbacks();
+    MPIR_FTMPI_TRACE("recover: done");
 
   fn_exit:
     in_recovery = 0;

@@ -20,11 +20,9 @@
  *                 the program sets FTMPI_TEST_ATOMIC_DEATH=PID:POINT:N
  *                 before MPI_Init and calls COLL N times (the first N-1
  *                 must succeed everywhere, they are the only collectives
- *                 before it). POINT: before-vote, after-vote,
- *                 coordinator-before-decision, coordinator-mid-decision,
- *                 after-commit (coordinator-*: PID must be 0, the lowest
- *                 live rank; after-vote: PID must not be 0, the
- *                 coordinator votes to itself)
+ *                 before it). POINT: before-vote (its part done, no
+ *                 vote sent), after-vote (its first round of votes sent),
+ *                 before-decision (every vote heard), after-commit
  *             PIDS:before[:N]  the processes PIDS ('+'-separated) die just
  *                 before their N-th call of COLL: they never enter it
  *             PIDS:timer:USEC  PIDS arm a timer USEC microseconds before
@@ -531,9 +529,10 @@ static void usage(const char *why)
 int main(int argc, char **argv)
 {
     int rank, size;
-    static const char *points[] = { "before-vote", "after-vote", "coordinator-before-decision",
-        "coordinator-mid-decision", "after-commit"
+    static const char *points[] = { "before-vote", "after-vote", "before-decision",
+        "after-commit"
     };
+    const int npoints = sizeof(points) / sizeof(points[0]);
 
     /* the arguments, before MPI_Init: the hook is read from the environment */
     if (argc < 2)
@@ -587,17 +586,13 @@ int main(int argc, char **argv)
     } else if (strcmp(kind, "before") == 0) {
         before = 1;
     } else {
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < npoints; k++)
             hook |= strcmp(kind, points[k]) == 0;
         if (!hook)
             usage("unknown POINT");
         if (strpbrk(victims, "+,"))
             usage("the hook kills one process");
         hook_victim = atoi(victims);
-        if (strncmp(kind, "coordinator-", 12) == 0 && hook_victim != 0)
-            usage("coordinator-* points need PID 0 (the coordinator is the lowest live rank)");
-        if (strcmp(kind, "after-vote") == 0 && hook_victim == 0)
-            usage("after-vote needs a PID other than 0 (the coordinator sends no vote)");
         snprintf(spec, sizeof(spec), "%d:%s:%ld", hook_victim, kind, nth);
         setenv("FTMPI_TEST_ATOMIC_DEATH", spec, 1);
     }
