@@ -9,6 +9,8 @@ AC_DEFUN([PAC_SUBCFG_PREREQ_]PAC_SUBCFG_AUTO_SUFFIX,[
             if test "$net" = "ftdev" ; then
                 build_ch4_netmod_ftdev=yes
                 AC_DEFINE(HAVE_CH4_NETMOD_FTDEV,1,[ftdev netmod is built])
+                dnl the feature rides on this netmod: ftdev detects failures
+                AC_DEFINE(ENABLE_FTMPI,1,[Define to turn on FT-MPI and ULFM fault-tolerance semantics in MPICH's core (recovery, FTMPI_* attributes, failure error handling, MPIX_ agree and shrink)])
                 if test "$build_ch4_locality_info" != "yes" ; then
                     AC_DEFINE(MPIDI_BUILD_CH4_LOCALITY_INFO, 1, [CH4 should build locality info])
                     build_ch4_locality_info="yes"
