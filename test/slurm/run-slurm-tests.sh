@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# FT-MPICH under Slurm: stands up a private single-node Slurm
+# (slurm-cluster.bash), runs the fault-tolerance tests of test/slurm/testlist
+# through both ways of launching under Slurm, and stops every daemon it
+# started, also when a test fails or the script is interrupted.
+#
+#   MPI_PREFIX=install test/slurm/run-slurm-tests.sh
+#
+#   slurm:  salloc -n N mpiexec -bootstrap slurm -n N ./app  (Hydra's proxies
+#           are job steps; REBUILD's replacements get steps of their own)
+#   srun:   srun --mpi=pmi2 -n N ./app  (Slurm's PMI serves MPICH's client)
+#
+# Also checks that a plain mpiexec inside an allocation chooses Slurm by
+# itself, and that no job, step or slurmstepd outlives a test. Exit status:
+# 0 passed, 1 failed, 77 Slurm cannot run here (the last line says why).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+prefix=$(cd "${MPI_PREFIX:-$top/install}" 2>/dev/null && pwd) ||
+    { echo "run-slurm-tests.sh: no install prefix ${MPI_PREFIX:-$top/install} (build first: make)" >&2; exit 2; }
+runner=$top/test/ftmpi/run-ftmpi-tests.sh
+export PATH=$prefix/bin:$PATH
+. "$here/slurm-cluster.bash"
+
+status=0
+finish() {
+    local rc=$?
+    [ $rc = 0 ] || [ $rc = 77 ] || status=1
+    if ! slurm_cluster_stop; then
+        echo "FAIL: Slurm jobs or slurmstepd processes outlived the tests"
+        status=1
+    fi
+    [ $rc = 77 ] && exit 77
+    exit $status
+}
+trap finish EXIT
+trap 'echo "run-slurm-tests.sh: interrupted"; exit 1' INT TERM HUP
+
+if ! slurm_cluster_start 8; then
+    echo "SKIP: no Slurm to test with: $slurm_skip_reason"
+    exit 77
+fi
+echo "Slurm $(sinfo -V | awk '{ print $2 }') running in $slurm_cluster_dir"
+
+# Inside an allocation a plain mpiexec starts its proxies as a job step.
+step=$(cd /tmp && timeout -k 5 60 salloc -Q -n 2 mpiexec -n 2 printenv SLURM_STEP_ID 2>&1 </dev/null)
+if [ "$step" = "$(printf '0\n0')" ]; then
+    echo "ok    mpiexec inside an allocation launches through Slurm"
+else
+    echo "FAIL  mpiexec inside an allocation did not launch through Slurm: $(echo "$step" | head -n 3 | tr '\n' ' ')"
+    status=1
+fi
+
+for launcher in slurm srun; do
+    MPI_PREFIX=$prefix "$runner" --testlist "$here/testlist.$launcher" --launcher $launcher || status=1
+done
+exit $status
