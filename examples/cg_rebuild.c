@@ -148,19 +148,23 @@ int main(int argc, char **argv)
     MPI_Comm_create_errhandler(on_failure, &handler);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler);
 
+    int rc = FTMPI_CKPT_ERR_NONE;
     if (setjmp(restart) || restarted) {
         /* survivors after the handler's longjmp, or a replacement: back
          * to the last checkpoint that every process completed */
         restarted = 0;
-        int rc = FTMPI_Ckpt_restore(ckpt, MPI_COMM_WORLD, &start);
-        if (rc != FTMPI_CKPT_SUCCESS) {
+        if (recoveries > 10)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        rc = FTMPI_Ckpt_restore(ckpt, MPI_COMM_WORLD, &start);
+        if (rc != FTMPI_CKPT_SUCCESS && rc != FTMPI_CKPT_ERR_NONE) {
             fprintf(stderr, "cg_rebuild: rank %d: restore failed: %s\n", rank,
                     FTMPI_Ckpt_error_string(rc));
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        if (recoveries > 10)
-            MPI_Abort(MPI_COMM_WORLD, 1);
-    } else {
+    }
+    if (rc == FTMPI_CKPT_ERR_NONE) {
+        /* the start, or a failure before the first checkpoint */
+        memset(x, 0, n * sizeof(double));
         memcpy(r, b, n * sizeof(double));
         memcpy(p, r, n * sizeof(double));
         rho = dot(r, r);

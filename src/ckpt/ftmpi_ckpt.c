@@ -58,6 +58,7 @@ struct FTMPI_Ckpt_s {
     int nbufs, bufs_cap;
     slot_t slot[NUM_SLOTS];
     int last, before;           /* slots of the last checkpoint and the one before; -1: none */
+    int tried;                  /* a take was started here */
     blob_t *adopted;
     int *adopted_rank;
     int num_adopted;
@@ -379,6 +380,7 @@ int FTMPI_Ckpt_take(FTMPI_Ckpt ckpt, MPI_Comm comm, long step)
         rc = FTMPI_CKPT_ERR_NOMEM;
         goto fn_exit;
     }
+    ckpt->tried = 1;
     s = spare_slot(ckpt);
     spare = &ckpt->slot[s];
     if ((rc = pack(ckpt, &spare->own)) != FTMPI_CKPT_SUCCESS)
@@ -425,9 +427,12 @@ int FTMPI_Ckpt_take(FTMPI_Ckpt ckpt, MPI_Comm comm, long step)
     return rc;
 }
 
-/* What each process tells the others at a restore. */
+/* What each process tells the others at a restore. Its generation is -1
+ * when it never took a checkpoint (a replacement) and UNFINISHED when it
+ * took part in a take that failed before any completed. */
 enum { E_GEN_LAST, E_ID_LAST, E_BUDDY_LAST, E_GEN_BEFORE, E_ID_BEFORE, E_BUDDY_BEFORE, E_LEN };
 #define ABSENT (-2)             /* a blank: no entry */
+#define UNFINISHED (-3)
 
 static int slot_of_gen(FTMPI_Ckpt ckpt, long gen)
 {
@@ -474,7 +479,7 @@ int FTMPI_Ckpt_restore(FTMPI_Ckpt ckpt, MPI_Comm comm, long *step)
     if (all == NULL)
         return FTMPI_CKPT_ERR_NOMEM;
 
-    long mine[E_LEN] = { -1, -1, 0, -1, -1, 0 };
+    long mine[E_LEN] = { ckpt->tried ? UNFINISHED : -1, -1, 0, -1, -1, 0 };
     if (ckpt->last >= 0) {
         slot_t *l = &ckpt->slot[ckpt->last];
         mine[E_GEN_LAST] = l->gen;
@@ -493,9 +498,14 @@ int FTMPI_Ckpt_restore(FTMPI_Ckpt ckpt, MPI_Comm comm, long *step)
         goto fn_exit;
 
     /* the checkpoint to go back to: the oldest last one among the
-     * survivors (processes without one are replacements) */
+     * survivors (processes without one are replacements); none if a
+     * survivor has none */
     for (int r = 0; r < size; r++) {
         long g = all[r * E_LEN + E_GEN_LAST];
+        if (g == UNFINISHED) {
+            gen = -1;
+            break;
+        }
         if (g >= 0 && (gen < 0 || g < gen))
             gen = g;
     }
@@ -540,7 +550,7 @@ int FTMPI_Ckpt_restore(FTMPI_Ckpt ckpt, MPI_Comm comm, long *step)
         int id, buddy;
         if (e[E_GEN_LAST] == ABSENT)
             continue;
-        if (e[E_GEN_LAST] < 0) {
+        if (e[E_GEN_LAST] == -1) {
             /* a replacement takes the place of the dead member of its rank */
             int q;
             for (q = 0; q < n && ring[q] != r; q++);

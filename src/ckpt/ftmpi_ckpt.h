@@ -62,7 +62,8 @@ extern "C" {
  * one of these (negative, never an MPI code). */
 #define FTMPI_CKPT_SUCCESS      0
 #define FTMPI_CKPT_ERR_LOST    -1       /* a dead process's state has no surviving copy */
-#define FTMPI_CKPT_ERR_NONE    -2       /* no checkpoint was completed yet */
+#define FTMPI_CKPT_ERR_NONE    -2       /* no checkpoint that every survivor completed:
+                                         * start from the beginning */
 #define FTMPI_CKPT_ERR_SIZE    -3       /* registered buffers differ from the checkpoint's */
 #define FTMPI_CKPT_ERR_ARG     -4       /* a bad argument */
 #define FTMPI_CKPT_ERR_NOMEM   -5       /* out of memory */
