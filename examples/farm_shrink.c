@@ -4,8 +4,8 @@
  *   FTMPI_COMM_MODE=shrink mpiexec -n 4 -inject-failure 2@1.0 ./farm_shrink [TASKS [TASK_MS]]
  *
  * Rank 0 of MPI_COMM_WORLD is the manager: it hands out TASKS tasks
- * (default 120) to the workers as they ask for work. A task t takes
- * TASK_MS milliseconds (default 30; the worker sleeps, standing in for
+ * (default 200) to the workers as they ask for work. A task t takes
+ * TASK_MS milliseconds (default 40; the worker sleeps, standing in for
  * real work) and its result is t*t. A worker keeps every result it
  * computes and sends it to the manager with its next request.
  *
@@ -184,8 +184,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    ntasks = argc > 1 ? atol(argv[1]) : 120;
-    task_ms = argc > 2 ? atol(argv[2]) : 30;
+    ntasks = argc > 1 ? atol(argv[1]) : 200;
+    task_ms = argc > 2 ? atol(argv[2]) : 40;
     if (ntasks < 1 || task_ms < 0) {
         if (rank == 0)
             fprintf(stderr, "usage: farm_shrink [TASKS [TASK_MS]]\n");

@@ -4,8 +4,8 @@
  *   FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=auto FTMPI_COLL_MODE=atomic \
  *       mpiexec -n 4 -inject-failure 1@1.0 ./mc_blank [ROUNDS [SAMPLES]]
  *
- * In each of ROUNDS rounds (default 60) every process draws SAMPLES points
- * (default 400000) in the unit square from its own stream (determined by
+ * In each of ROUNDS rounds (default 100) every process draws SAMPLES points
+ * (default 1000000) in the unit square from its own stream (determined by
  * its rank and the round) and an MPI_Allreduce adds up the points that
  * fall in the quarter disc. When a process dies, AUTO recovery turns it
  * into a blank: MPI_COMM_WORLD keeps its size, the dead rank behaves as
@@ -62,8 +62,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long rounds = argc > 1 ? atol(argv[1]) : 60;
-    long samples = argc > 2 ? atol(argv[2]) : 400000;
+    long rounds = argc > 1 ? atol(argv[1]) : 100;
+    long samples = argc > 2 ? atol(argv[2]) : 1000000;
     MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_COLL_MODE, &mode, &flag);
     coll_mode = flag ? *mode : -1;
     if (rounds < 1 || samples < 1 || coll_mode != FTMPI_COLL_MODE_ATOMIC) {
