@@ -29,7 +29,7 @@ COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
 CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
 CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 
-.PHONY: all deps bench-deps tree configure build install check test-ftmpi check-mpich-smoke \
+.PHONY: all deps bench-deps tree configure build install toolkit check test-ftmpi check-mpich-smoke \
         check-mpich check-mpich-ft check-mpich-stored demo bench stock soak clean distclean
 
 all: install
@@ -80,7 +80,23 @@ build: configure
 install: build
 	@$(MAKE) -C $(TREE) install >$(BUILD)/install.log 2>&1 || \
 	    { echo "make: install failed (see build/install.log)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory toolkit
 	@echo "FT-MPICH installed in $(PREFIX)"
+
+# The user's toolkit on top of the installed MPICH: the checkpoint library
+# (built with the installed mpicc: mpicc app.c -lftmpi_ckpt) and the
+# recovery-timeline tool.
+toolkit: $(PREFIX)/lib/libftmpi_ckpt.so $(PREFIX)/include/ftmpi_ckpt.h $(PREFIX)/bin/ftmpi-timeline
+
+$(PREFIX)/lib/libftmpi_ckpt.so: src/ckpt/ftmpi_ckpt.c src/ckpt/ftmpi_ckpt.h $(PREFIX)/bin/mpicc
+	@$(PREFIX)/bin/mpicc -O2 -g -Wall -fPIC -shared -Wl,-soname,libftmpi_ckpt.so \
+	    -o $@ src/ckpt/ftmpi_ckpt.c || { echo "make: libftmpi_ckpt failed to build" >&2; exit 1; }
+
+$(PREFIX)/include/ftmpi_ckpt.h: src/ckpt/ftmpi_ckpt.h
+	@install -m 644 $< $@
+
+$(PREFIX)/bin/ftmpi-timeline: src/tools/ftmpi-timeline
+	@install -m 755 $< $@
 
 check: install
 	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh --mpich-smoke
@@ -129,7 +145,7 @@ check-mpich-stored: install
 
 clean:
 	@[ ! -f $(TREE)/Makefile ] || $(MAKE) -C $(TREE) clean >/dev/null
-	rm -rf test/ftmpi/bin bench/bin
+	rm -rf test/ftmpi/bin bench/bin examples/bin
 
 distclean:
-	rm -rf $(BUILD) $(STOCK_BUILD) $(PREFIX) $(STOCK_PREFIX) test/ftmpi/bin bench/bin
+	rm -rf $(BUILD) $(STOCK_BUILD) $(PREFIX) $(STOCK_PREFIX) test/ftmpi/bin bench/bin examples/bin

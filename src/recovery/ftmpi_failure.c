@@ -55,6 +55,7 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
         ft.failed = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
         MPIR_Assert(ft.known && ft.failed);
     }
+    MPIR_FTMPI_EVENT("failure pid=%d how=\"%s\"", pid, how);
     ft.known[pid / 8] |= (uint8_t) (1 << (pid % 8));
     ft.failed[ft.num_failed++] = pid;
     ft.num_unhandled++;

@@ -106,6 +106,7 @@ static int ulfm_combination(char *msg, size_t len)
 
 int MPIR_FTMPI_read_modes(char *msg, size_t len)
 {
+    MPIR_FTMPI_trace_open();
     for (size_t i = 0; i < N_MODE_VARS; i++) {
         const mode_var_t *v = &mode_vars[i];
         const char *env = getenv(v->variable);
@@ -125,6 +126,20 @@ int MPIR_FTMPI_read_modes(char *msg, size_t len)
         *field(&MPIR_FTMPI_modes, v) = mv->value;
     }
     return ulfm_combination(msg, len);
+}
+
+int MPIR_FTMPI_describe(char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "fault-tolerant MPICH (FT-MPI modes and ULFM on ch4:ftdev); modes:");
+    for (size_t i = 0; i < N_MODE_VARS && n > 0 && (size_t) n < len; i++) {
+        n += snprintf(buf + n, len - n, " %s=", mode_vars[i].variable);
+        for (const mode_value_t * mv = mode_vars[i].values; mv->name && (size_t) n < len; mv++)
+            n += snprintf(buf + n, len - n, "%s%s", mv == mode_vars[i].values ? "" : "|",
+                          mv->name);
+    }
+    if (n > 0 && (size_t) n < len)
+        n += snprintf(buf + n, len - n, " (the first is the default)");
+    return n;
 }
 
 int MPIR_FTMPI_compare_modes(const MPIR_FTMPI_modes_t * theirs, int pid, char *msg, size_t len)

@@ -173,6 +173,7 @@ static int recover(void)
 
     in_recovery = 1;
     MPIR_FTMPI_TRACE("recover: starts");
+    MPIR_FTMPI_EVENT("recovery-begin");
   agree:
     mpi_errno = MPIR_FTMPI_agree(&epoch, &dead_set, &prev, &decider);
     MPIR_ERR_CHECK(mpi_errno);
@@ -222,6 +223,8 @@ static int recover(void)
   fn_exit:
     in_recovery = 0;
     MPL_free(ranks);
+    MPIR_FTMPI_EVENT("recovery-end rc=%d size=%d", mpi_errno,
+                     MPIR_Process.comm_world->local_size);
     return mpi_errno;
   fn_fail:
     goto fn_exit;
@@ -232,6 +235,7 @@ void MPIR_FTMPI_joined(uint32_t epoch, const int *replaced, int n)
     MPIR_FTMPI_agree_start_at(epoch);
     MPIR_FTMPI_set_last_failures(replaced, n);
     restarted = 1;
+    MPIR_FTMPI_EVENT("joined epoch=%u", epoch);
 }
 
 int MPIR_FTMPI_restarted_node(void)
@@ -247,6 +251,7 @@ int MPIR_FTMPI_comm_dup_hook(MPIR_Comm * comm_ptr, MPI_Comm * newcomm, int *mpi_
     if (MPIR_FTMPI_failure_pending()) {
         *mpi_errno = recover();
         *newcomm = MPI_COMM_WORLD;
+        MPIR_FTMPI_EVENT("resume how=comm_dup");
         return 1;
     }
     if (*newcomm == FT_MPI_CHECK_RECOVER) {
@@ -268,6 +273,7 @@ int MPIR_FTMPI_auto_recover(const char *fcname, int errcode)
     mpi_errno = recover();
     if (mpi_errno != MPI_SUCCESS)
         errcode = mpi_errno;
+    MPIR_FTMPI_EVENT("resume how=errhandler");
     MPIR_Err_return_comm(MPIR_Process.comm_world, fcname, errcode);
     return 1;
 }

@@ -15,12 +15,26 @@
 
 /* ---- tracing (ftmpi_trace.c) --------------------------------------------- */
 
-/* A line on stderr for a protocol step when MPIR_CVAR_FTMPI_TRACE is set. */
+/* A line on stderr for a protocol step when MPIR_CVAR_FTMPI_TRACE is set,
+ * and a "step" event in the trace file when there is one. */
 void MPIR_FTMPI_trace(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
-#define MPIR_FTMPI_TRACE(...)                           \
+#define MPIR_FTMPI_TRACE(...)                                           \
+    do {                                                                \
+        if (unlikely(MPIR_CVAR_FTMPI_TRACE || MPIR_FTMPI_trace_events)) \
+            MPIR_FTMPI_trace(__VA_ARGS__);                              \
+    } while (0)
+
+/* Opens the trace file (MPIR_CVAR_FTMPI_TRACE_FILE) during MPI_Init and
+ * writes the "init" event. */
+void MPIR_FTMPI_trace_open(void);
+/* A timestamped event in the trace file: "NAME [KEY=VALUE ...]", formatted.
+ * Costs a test of a global when no file is written. */
+extern int MPIR_FTMPI_trace_events;
+void MPIR_FTMPI_event(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
+#define MPIR_FTMPI_EVENT(...)                           \
     do {                                                \
-        if (unlikely(MPIR_CVAR_FTMPI_TRACE))            \
-            MPIR_FTMPI_trace(__VA_ARGS__);              \
+        if (unlikely(MPIR_FTMPI_trace_events))          \
+            MPIR_FTMPI_event(__VA_ARGS__);              \
     } while (0)
 
 /* ---- modes (ftmpi_modes.c) ---------------------------------------------- */
@@ -40,6 +54,10 @@ extern MPIR_FTMPI_modes_t MPIR_FTMPI_modes;
  * message naming the variable, its value and the allowed values in msg
  * and returns nonzero. */
 int MPIR_FTMPI_read_modes(char *msg, size_t len);
+
+/* One line saying what this build is and which modes it supports, for
+ * MPI_Get_library_version and mpichversion; returns snprintf's count. */
+int MPIR_FTMPI_describe(char *buf, size_t len);
 
 /* Compares the modes of process `pid` with this process's; on a
  * difference writes a one-line message naming the variable and returns

@@ -7,12 +7,29 @@
  * per step on stderr, with the process id and the wall-clock time (seconds
  * within the current 1000 s, so that lines of processes on one node can be
  * put in order).
+ *
+ * MPIR_CVAR_FTMPI_TRACE_FILE=PREFIX writes, for each process, the file
+ * PREFIX.HOST.PID of timestamped events (CLOCK_REALTIME, so that the
+ * processes' lines can be put side by side), one per line:
+ *
+ *     # ftmpi-trace rank=R size=N host=HOST pid=PID
+ *     SECONDS.NANOSECONDS EVENT [KEY=VALUE ...]
+ *
+ * Events: init, failure (pid= how=), recovery-begin, recovery-end (rc=
+ * size=), resume (how=comm_dup|errhandler), joined (a REBUILD replacement
+ * in the world; epoch=), step (text=, each MPIR_CVAR_FTMPI_TRACE line),
+ * exit; the checkpoint library adds ckpt-take, ckpt-restore-begin and
+ * ckpt-restore-end. bin/ftmpi-timeline draws them. Each line is one
+ * write() on a file opened for appending, so that the checkpoint library
+ * can write to it too.
  */
 
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 #include <stdarg.h>
 #include <sys/time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -35,8 +52,80 @@ cvars:
         decisions, rebuild messages, epoch switches), with the process id
         (its first MPI_COMM_WORLD rank) and the wall-clock time.
 
+    - name        : MPIR_CVAR_FTMPI_TRACE_FILE
+      category    : FT_MPI
+      type        : string
+      default     : ""
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        A path prefix: each process writes timestamped events of failures,
+        recoveries and protocol steps to PREFIX.HOST.PID, which
+        ftmpi-timeline draws as a recovery timeline.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
+
+int MPIR_FTMPI_trace_events;
+static int trace_fd = -1;
+
+static void write_event(const char *fmt, va_list ap)
+{
+    struct timespec now;
+    char line[640];
+    int len;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    len = snprintf(line, sizeof(line), "%ld.%09ld ", (long) now.tv_sec, now.tv_nsec);
+    len += vsnprintf(line + len, sizeof(line) - len, fmt, ap);
+    if (len > (int) sizeof(line) - 2)
+        len = sizeof(line) - 2;
+    line[len++] = '\n';
+    if (write(trace_fd, line, len) < 0) {
+        /* a trace that cannot be written stops; the job goes on */
+        MPIR_FTMPI_trace_events = 0;
+    }
+}
+
+static void trace_exit(void)
+{
+    MPIR_FTMPI_EVENT("exit");
+}
+
+void MPIR_FTMPI_trace_open(void)
+{
+    char path[4096], host[256], head[512];
+    int len;
+
+    if (trace_fd >= 0 || MPIR_CVAR_FTMPI_TRACE_FILE == NULL || !*MPIR_CVAR_FTMPI_TRACE_FILE)
+        return;
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = 0;
+    snprintf(path, sizeof(path), "%s.%s.%ld", MPIR_CVAR_FTMPI_TRACE_FILE, host, (long) getpid());
+    trace_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (trace_fd < 0) {
+        fprintf(stderr, "FT-MPICH: cannot write the trace file %s (%s); no trace\n", path,
+                strerror(errno));
+        return;
+    }
+    len = snprintf(head, sizeof(head), "# ftmpi-trace rank=%d size=%d host=%s pid=%ld\n",
+                   MPIR_Process.rank, MPIR_Process.size, host, (long) getpid());
+    if (write(trace_fd, head, len) == len) {
+        MPIR_FTMPI_trace_events = 1;
+        MPIR_FTMPI_EVENT("init");
+        atexit(trace_exit);
+    }
+}
+
+void MPIR_FTMPI_event(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    write_event(fmt, ap);
+    va_end(ap);
+}
 
 void MPIR_FTMPI_trace(const char *fmt, ...)
 {
@@ -44,10 +133,14 @@ void MPIR_FTMPI_trace(const char *fmt, ...)
     char line[512];
     va_list ap;
 
-    gettimeofday(&now, NULL);
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
+    if (MPIR_FTMPI_trace_events)
+        MPIR_FTMPI_event("step text=\"%s\"", line);
+    if (!MPIR_CVAR_FTMPI_TRACE)
+        return;
+    gettimeofday(&now, NULL);
     fprintf(stderr, "[ftmpi %d %03ld.%06ld] %s\n", MPIR_Process.rank, (long) (now.tv_sec % 1000),
             (long) now.tv_usec, line);
     fflush(stderr);

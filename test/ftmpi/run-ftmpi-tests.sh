@@ -114,8 +114,8 @@ build() { # program (of test/ftmpi, else of examples) -> 0 if built
     [ -f "$src" ] || src=$top/examples/$1.c
     [ -f "$src" ] || { echo "no source $src" >&2; return 1; }
     if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$here/ftmpi_test.h" -nt "$exe" ] ||
-        [ "$prefix/lib/libmpi.so" -nt "$exe" ]; then
-        mpicc -O2 -Wall -o "$exe" "$src" >"$bindir/$1.build.log" 2>&1 || return 1
+        [ "$prefix/lib/libmpi.so" -nt "$exe" ] || [ "$prefix/lib/libftmpi_ckpt.so" -nt "$exe" ]; then
+        mpicc -O2 -Wall -o "$exe" "$src" -lftmpi_ckpt -lm >"$bindir/$1.build.log" 2>&1 || return 1
     fi
 }
 
@@ -127,16 +127,19 @@ build() { # program (of test/ftmpi, else of examples) -> 0 if built
 # once, nprocs - k of them unless EXPECT_DEATHS says otherwise (REBUILD
 # replaces the dead), and its exit status counts only the processes alive
 # at the end). ARGS are the program's arguments, comma-separated.
+# EXPECT_INJECTED=k: mpiexec reports k failures it injected (set them with
+# MPIEXEC_INJECT_FAILURE, the environment form of -inject-failure).
 run_entry() {
     local name=$1 np=$2 limit=$3
     shift 3
-    local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors= deaths=
+    local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors= deaths= injected=
     for kv in "$@"; do
         case "$kv" in
             EXPECT_EXIT=*) expect_exit=${kv#EXPECT_EXIT=} ;;
             EXPECT_OUTPUT=*) expect_output=${kv#EXPECT_OUTPUT=} ;;
             EXPECT_SURVIVORS=*) survivors=${kv#EXPECT_SURVIVORS=} ;;
             EXPECT_DEATHS=*) deaths=${kv#EXPECT_DEATHS=} ;;
+            EXPECT_INJECTED=*) injected=${kv#EXPECT_INJECTED=} ;;
             ARGS=*) IFS=, read -r -a args <<<"${kv#ARGS=}" ;;
             *=*) envs+=("$kv") ;;
         esac
@@ -172,6 +175,8 @@ run_entry() {
         record "$label" FAIL "$secs" "exit status $rc (output: $out)"
     elif [ "$expect_exit" = nonzero ] && [ $rc = 0 ]; then
         record "$label" FAIL "$secs" "exit status 0, expected failure (output: $out)"
+    elif [ -n "$injected" ] && [ "$(grep -c "^mpiexec: injected " "$out")" != "$injected" ]; then
+        record "$label" FAIL "$secs" "mpiexec injected $(grep -c "^mpiexec: injected " "$out") failures, expected $injected (output: $out)"
     elif [ -n "$survivors" ] && grep -Eq "rank [0-9]+: Found" "$out"; then
         record "$label" FAIL "$secs" "a survivor found errors (output: $out)"
     elif [ -n "$survivors" ] && [ "$(grep -Ec "rank [0-9]+: No Errors" "$out")" != "$survivors" ]; then

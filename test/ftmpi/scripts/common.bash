@@ -1,10 +1,44 @@
 # Sourced by the script tests: $prefix (the MPI installation), $src (the
-# test sources) and $bin (where programs are built), and build PROGRAM.
+# test sources) and $bin (where programs are built), build PROGRAM, and
+# tagged_run / no_process_left (below).
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=$(cd "${MPI_PREFIX:-$src/../../install}" && pwd)
 bin=$src/bin
 mkdir -p "$bin"
 
-build() {
-    "$prefix/bin/mpicc" -O2 -o "$bin/$1" "$src/$1.c"
+build() { # PROGRAM of test/ftmpi, else of examples/
+    local c=$src/$1.c
+    [ -f "$c" ] || c=$src/../../examples/$1.c
+    "$prefix/bin/mpicc" -O2 -o "$bin/$1" "$c" -lftmpi_ckpt -lm
+}
+
+# tagged_run TIMEOUT COMMAND...: runs COMMAND under timeout with a job tag
+# in its environment, which every process of the job inherits. Processes
+# with the tag still alive 3 s after it ended are killed and named in
+# $bin/left_behind.$$, which no_process_left checks.
+tagged_run() {
+    local limit=$1 tag=ftmpi-script-$$-$RANDOM$RANDOM rc pids waited=0
+    shift
+    FTMPI_TEST_JOB_TAG=$tag timeout -k 5 "$limit" "$@" </dev/null
+    rc=$?
+    while :; do
+        pids=$(grep -lsa "FTMPI_TEST_JOB_TAG=$tag" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+        [ -z "${pids// /}" ] || [ $waited -ge 30 ] && break
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    if [ -n "${pids// /}" ]; then
+        echo "left behind by '$*': $pids" >>"$bin/left_behind.$$"
+        kill -9 $pids 2>/dev/null
+    fi
+    return $rc
+}
+
+# Nonzero (and says so) if a tagged_run left a process behind.
+no_process_left() {
+    [ -s "$bin/left_behind.$$" ] || return 0
+    echo "FAIL: processes left behind:"
+    cat "$bin/left_behind.$$"
+    rm -f "$bin/left_behind.$$"
+    return 1
 }
