@@ -25,7 +25,11 @@
  *   - A coordinator that took over from a failed one first sends QUERY to
  *     every member: one that already has a decision answers with DECIDE,
  *     which the coordinator adopts and passes on; any other answers with
- *     CONTRIB and from then on takes DECIDE only from that coordinator.
+ *     CONTRIB (at once, or when it enters the agreement) and from then on
+ *     takes DECIDE only from that coordinator. The coordinator decides
+ *     only once every member it does not know to have failed answered: a
+ *     contribution merged into another's does not count, since its
+ *     member may have taken the failed coordinator's decision since.
  *   - A member takes DECIDE from its coordinator, or from its parent in
  *     the tree while it has answered no QUERY, or, if it is a coordinator
  *     that took over, from anyone answering its QUERY. Having decided, it
@@ -61,6 +65,7 @@ typedef struct {
     int32_t rank;               /* the sender's rank in it */
     int32_t flag;               /* CONTRIB: the AND of its members' flags; DECIDE: the AND */
     int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
+    int32_t query_answer;       /* CONTRIB: the sender's answer to a QUERY */
     /* two sets of ranks: CONTRIB: its members, the failures all of them
      * acknowledged; DECIDE: the non-contributors, nothing */
     uint8_t ranks[];
@@ -76,7 +81,8 @@ typedef struct instance {
     int in_tree;                /* on the fast path (no failure known yet) */
     unsigned failures_seen;     /* the device's failure count when it last looked */
     int sent_up;                /* in the tree: its merged contribution went to its parent */
-    int queried;                /* it answered a QUERY with CONTRIB */
+    int queried;                /* it answered a QUERY with CONTRIB (or will on entering) */
+    uint8_t *answered;          /* a coordinator that took over: members that answered its QUERY */
     /* the contributions it holds: its own, its children's, any sent to it */
     uint8_t *contributed;
     uint8_t *acked_by_all;
@@ -108,6 +114,7 @@ static void add_to_set(uint8_t * set, int i)
 static void free_instance(instance_t * in)
 {
     MPL_free(in->asked);
+    MPL_free(in->answered);
     MPL_free(in->contributed);
     MPL_free(in->acked_by_all);
     MPL_free(in->absent);
@@ -129,10 +136,11 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, in
     if (in == NULL)
         return NULL;
     in->asked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->answered = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
     in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    if (!in->asked || !in->contributed || !in->acked_by_all || !in->absent) {
+    if (!in->asked || !in->answered || !in->contributed || !in->acked_by_all || !in->absent) {
         free_instance(in);
         return NULL;
     }
@@ -171,7 +179,7 @@ static size_t msg_len(uint32_t size)
     return sizeof(agree_msg_t) + 2 * set_bytes(size);
 }
 
-static void send_msg(int to_pid, int kind, const instance_t * in)
+static void send_msg(int to_pid, int kind, const instance_t * in, int query_answer)
 {
     size_t bytes = set_bytes(in->size), len = msg_len(in->size);
     agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
@@ -184,6 +192,7 @@ static void send_msg(int to_pid, int kind, const instance_t * in)
     m->rank = in->own_rank;
     if (kind == MSG_CONTRIB) {
         m->flag = in->flag_and;
+        m->query_answer = query_answer;
         memcpy(m->ranks, in->contributed, bytes);
         memcpy(m->ranks + bytes, in->acked_by_all, bytes);
     } else if (kind == MSG_DECIDE) {
@@ -252,19 +261,23 @@ static void agree_message(int from, const void *buf, size_t len)
     switch (m->kind) {
         case MSG_CONTRIB:
             if (in->decided) {
-                send_msg(from, MSG_DECIDE, in);
+                send_msg(from, MSG_DECIDE, in, 0);
             } else {
                 add_contribution(in, m->ranks, m->flag, m->ranks + set_bytes(m->size));
                 add_to_set(in->asked, m->rank);
+                if (m->query_answer)
+                    add_to_set(in->answered, m->rank);
             }
             break;
         case MSG_QUERY:
+            /* one that has not entered yet answers when it does */
             if (in->decided) {
-                send_msg(from, MSG_DECIDE, in);
-            } else if (in->entered) {
+                send_msg(from, MSG_DECIDE, in, 0);
+            } else {
                 in->coordinator_pid = from;
                 in->queried = 1;
-                send_msg(from, MSG_CONTRIB, in);
+                if (in->entered)
+                    send_msg(from, MSG_CONTRIB, in, 1);
             }
             break;
         case MSG_DECIDE:
@@ -320,8 +333,11 @@ static int try_decide(MPIR_Comm * comm, instance_t * in)
 
     /* called at every progress step while waiting: nothing is allocated
      * until everyone awaited has contributed */
+    int took_over = in->own_rank != 0;
     for (int r = 0; r < (int) in->size; r++)
-        if (!in_set(in->contributed, r) && member_alive(comm, r))
+        if (member_alive(comm, r) && (!in_set(in->contributed, r) ||
+                                      (took_over && r != in->own_rank &&
+                                       !in_set(in->answered, r))))
             return 0;
 
     uint8_t *absent = MPL_calloc(set_bytes(in->size), 1, MPL_MEM_OTHER);
@@ -348,7 +364,7 @@ static void pass_on(MPIR_Comm * comm, instance_t * in)
     for (int r = 0; r < (int) in->size; r++) {
         int child = r != 0 && tree_parent(r) == me;
         if ((child || in_set(in->asked, r)) && r != me && !in_set(in->absent, r))
-            send_msg(MPID_FT_comm_pid(comm, r), MSG_DECIDE, in);
+            send_msg(MPID_FT_comm_pid(comm, r), MSG_DECIDE, in, 0);
     }
 }
 
@@ -384,6 +400,11 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
             add_to_set(own + bytes, r);
     add_contribution(in, own, flag, own + bytes);
     MPL_free(own);
+    if (in->queried) {
+        /* a coordinator that took over asked before this process entered */
+        in->in_tree = 0;
+        send_msg(in->coordinator_pid, MSG_CONTRIB, in, 1);
+    }
 
     ag->comm = comm;
     ag->context_id = comm->context_id;
@@ -414,11 +435,14 @@ static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
                                  ag->context_id, ag->seq);
                 for (int r = 0; r < (int) in->size; r++)
                     if (r != me)
-                        send_msg(MPID_FT_comm_pid(comm, r), MSG_QUERY, in);
+                        send_msg(MPID_FT_comm_pid(comm, r), MSG_QUERY, in, 0);
             }
-        } else if (in->coordinator_pid != MPID_FT_comm_pid(comm, c)) {
+        } else if (in->coordinator_pid != MPID_FT_comm_pid(comm, c) &&
+                   !(in->queried && MPID_FT_proc_state(in->coordinator_pid) == MPID_FT_PROC_ALIVE)) {
+            /* (one that answered a QUERY keeps that coordinator while it lives: a
+             * lower rank's failure may not be known here yet) */
             in->coordinator_pid = MPID_FT_comm_pid(comm, c);
-            send_msg(in->coordinator_pid, MSG_CONTRIB, in);
+            send_msg(in->coordinator_pid, MSG_CONTRIB, in, 0);
         }
     }
     if (ag->coordinator == me)
@@ -437,7 +461,7 @@ static void tree_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
     if (me == 0) {
         try_decide(comm, in);
     } else {
-        send_msg(in->parent_pid, MSG_CONTRIB, in);
+        send_msg(in->parent_pid, MSG_CONTRIB, in, 0);
         in->sent_up = 1;
     }
 }

@@ -99,14 +99,19 @@ static int comm_has_pid(MPIR_Comm * comm, int pid)
 /* Whether a pending request involves the dead process (IGNORE mode): it
  * is with that process, or a wildcard receive it could have matched, or
  * traffic of a collective over a communicator it belongs to (which cannot
- * complete: the other members refuse it once they know). */
+ * complete: the other members refuse it once they know). The exception is
+ * a communicator a shrink creates its successor over: there every member
+ * runs MPICH's algorithms to their end, which go on past a dead partner,
+ * so a live partner's step is still taken (and must be: its partner waits
+ * for it). */
 static int involves(MPIR_Request * req, int dead_pid)
 {
     MPIR_Request **list = MPIDI_FTDEV_REQ(req).list;
+    MPIR_Comm *coll_comm = MPIDI_FTDEV_REQ(req).coll_comm;
     if (list == MPIDI_FTDEV_peer_list(dead_pid))
         return 1;
-    if (MPIDI_FTDEV_REQ(req).coll_comm)
-        return comm_has_pid(MPIDI_FTDEV_REQ(req).coll_comm, dead_pid);
+    if (coll_comm)
+        return !MPIDI_FTDEV_COMM(coll_comm).shrinking && comm_has_pid(coll_comm, dead_pid);
     /* ULFM: a wildcard receive waits; MPICH's waits report the failure
      * as pending until it is acknowledged (MPID_Comm_AS_enabled) */
     return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIR_FTMPI_ulfm() &&
