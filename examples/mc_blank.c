@@ -2,14 +2,16 @@
  * with blanks.
  *
  *   FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=auto FTMPI_COLL_MODE=atomic \
- *       mpiexec -n 4 -inject-failure 1@1.0 ./mc_blank [ROUNDS [SAMPLES]]
+ *       mpiexec -n 4 -inject-failure 1@1.0 ./mc_blank [ROUNDS [SAMPLES [PAUSE_US]]]
  *
  * In each of ROUNDS rounds (default 100) every process draws SAMPLES points
  * (default 1000000) in the unit square from its own stream (determined by
  * its rank and the round) and an MPI_Allreduce adds up the points that
- * fall in the quarter disc. When a process dies, AUTO recovery turns it
- * into a blank: MPI_COMM_WORLD keeps its size, the dead rank behaves as
- * MPI_PROC_NULL and collectives combine the live processes only. Nothing
+ * fall in the quarter disc (PAUSE_US, default 0, sleeps in each round,
+ * standing in for more work, so that a failure injected at a given time
+ * lands mid-run however fast the machine is). When a process dies, AUTO
+ * recovery turns it into a blank: MPI_COMM_WORLD keeps its size, the dead
+ * rank behaves as MPI_PROC_NULL and collectives combine the live processes only. Nothing
  * lost is recovered: the round that failed is drawn again by the
  * survivors, later rounds have fewer points, and the estimate gets less
  * precise. ATOMIC collectives make a round either count everywhere or
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A process's points in a round: its stream is a function of (rank,
  * round) only, so anyone can draw a dead process's points again. */
@@ -64,11 +67,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long rounds = argc > 1 ? atol(argv[1]) : 100;
     long samples = argc > 2 ? atol(argv[2]) : 1000000;
+    long pause_us = argc > 3 ? atol(argv[3]) : 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_COLL_MODE, &mode, &flag);
     coll_mode = flag ? *mode : -1;
-    if (rounds < 1 || samples < 1 || coll_mode != FTMPI_COLL_MODE_ATOMIC) {
+    if (rounds < 1 || samples < 1 || pause_us < 0 || coll_mode != FTMPI_COLL_MODE_ATOMIC) {
         if (rank == 0)
-            fprintf(stderr, "usage: FTMPI_COLL_MODE=atomic mc_blank [ROUNDS [SAMPLES]]\n");
+            fprintf(stderr, "usage: FTMPI_COLL_MODE=atomic mc_blank [ROUNDS [SAMPLES "
+                    "[PAUSE_US]]]\n");
         MPI_Finalize();
         return 2;
     }
@@ -83,6 +88,8 @@ int main(int argc, char **argv)
         recoveries++;   /* AUTO mode has recovered already */
     for (long t = 0; t < rounds;) {
         long long mine[2] = { hits_of(rank, t, samples), samples }, sum[2];
+        if (pause_us)
+            usleep(pause_us);
         if (MPI_Allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
             /* the survivors draw this round again, without the dead */
             recoveries++;

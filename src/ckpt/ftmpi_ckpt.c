@@ -67,30 +67,29 @@ struct FTMPI_Ckpt_s {
 
 /* ---- trace ------------------------------------------------------------- */
 
-/* The file FT-MPICH traces this process into (MPIR_CVAR_FTMPI_TRACE_FILE,
- * read through MPI_T so that any way of setting it counts). */
+/* The file FT-MPICH traces this process into: PREFIX.HOST.PID with the
+ * PREFIX of MPIR_CVAR_FTMPI_TRACE_FILE. MPICH 4.0.2's MPI_T cannot read a
+ * string control variable (MPI_T_cvar_read copies the bytes of the
+ * variable, a char pointer, not the string it points to), so the prefix
+ * comes from the environment, as MPI_Init takes it: the MPICH_ and
+ * MPIR_PARAM_ spellings count too, MPIR_CVAR_ before MPIR_PARAM_ before
+ * MPICH_. */
 static int open_trace(void)
 {
-    int provided, idx, count, fd = -1;
-    MPI_T_cvar_handle handle;
+    static const char *const names[] = { "MPIR_CVAR_FTMPI_TRACE_FILE",
+        "MPIR_PARAM_FTMPI_TRACE_FILE", "MPICH_FTMPI_TRACE_FILE"
+    };
+    const char *prefix = NULL;
     char path[4096], host[256];
 
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && prefix == NULL; i++)
+        prefix = getenv(names[i]);
+    if (prefix == NULL || !*prefix)
         return -1;
-    if (MPI_T_cvar_get_index("MPIR_CVAR_FTMPI_TRACE_FILE", &idx) == MPI_SUCCESS &&
-        MPI_T_cvar_handle_alloc(idx, NULL, &handle, &count) == MPI_SUCCESS) {
-        char *prefix = calloc(count + 1 > 1 ? count + 1 : 2, 1);
-        if (prefix && MPI_T_cvar_read(handle, prefix) == MPI_SUCCESS && prefix[0]) {
-            gethostname(host, sizeof(host));
-            host[sizeof(host) - 1] = 0;
-            snprintf(path, sizeof(path), "%s.%s.%ld", prefix, host, (long) getpid());
-            fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-        }
-        free(prefix);
-        MPI_T_cvar_handle_free(&handle);
-    }
-    MPI_T_finalize();
-    return fd;
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = 0;
+    snprintf(path, sizeof(path), "%s.%s.%ld", prefix, host, (long) getpid());
+    return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 }
 
 static void trace(FTMPI_Ckpt ckpt, const char *fmt, ...) __attribute__ ((format(printf, 2, 3)));

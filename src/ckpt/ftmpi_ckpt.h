@@ -20,10 +20,12 @@
  *    application to take the work over.
  *
  * A state is lost when a process and its buddy die before a checkpoint
- * taken after the first of the two deaths: FTMPI_Ckpt_restore then
- * returns FTMPI_CKPT_ERR_LOST on every process. Take a checkpoint soon
- * after a restore (after merging adopted states) so that every state is
- * held twice again.
+ * taken after the first of the two deaths (REBUILD: before the restore
+ * that follows it has completed, since a replacement gets its
+ * predecessor's copy in that restore): FTMPI_Ckpt_restore then returns
+ * FTMPI_CKPT_ERR_LOST on every process. Take a checkpoint soon after a
+ * restore (after merging adopted states) so that every state is held
+ * twice again.
  *
  * Rules:
  *  - take and restore are collective over the communicator passed; every

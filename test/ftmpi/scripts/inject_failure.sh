@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # mpiexec -inject-failure (and MPIEXEC_INJECT_FAILURE): a bad specification
 # is refused with one line before anything is launched; kills land at the
-# times asked (counted from the launch) with the signal asked, and each is
-# printed; the random mode prints what it drew and draws the same kills
-# again for the same seed (and a run replays from the printed list); a
-# REBUILD replacement is not the target of a kill already made. The
-# program (inject_target) has no kill logic of its own.
+# times asked (counted from the end of MPI_Init's start-up exchange) with
+# the signal asked, and each is printed; the random mode prints what it
+# drew and draws the same kills again for the same seed (and a run replays
+# from the printed list); a REBUILD replacement is not the target of a
+# kill already made. The program (inject_target) has no kill logic of its
+# own.
 set -u
 . "$(dirname "$0")/common.bash"
 build inject_target || exit 1

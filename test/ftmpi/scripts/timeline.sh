@@ -20,13 +20,22 @@ printf '%s\n' "$out" >"$bin/timeline-launcher.log"
 if [ $rc != 0 ] || ! grep -q "injected SIGKILL into rank 2" <<<"$out"; then
     echo "FAIL: the traced run: status $rc"; echo "$out" | tail -n 10; exit 1
 fi
-table=$("$prefix/bin/ftmpi-timeline" "$trace" --launcher-log "$bin/timeline-launcher.log" \
-        --title "cg_rebuild, 4 processes, REBUILD/AUTO: rank 2 killed (SIGKILL) by mpiexec -inject-failure" \
-        -o "$png" 2>&1)
-rc=$?
-echo "$table"
 fail=0
-[ $rc = 0 ] && [ -s "$png" ] && [ "$(head -c 4 "$png" | tail -c 3)" = PNG ] || { echo "FAIL: no PNG (status $rc)"; fail=1; }
+if command -v gnuplot >/dev/null; then
+    table=$("$prefix/bin/ftmpi-timeline" "$trace" --launcher-log "$bin/timeline-launcher.log" \
+            --title "cg_rebuild, 4 processes, REBUILD/AUTO: rank 2 killed (SIGKILL) by mpiexec -inject-failure" \
+            -o "$png" 2>&1)
+    rc=$?
+    echo "$table"
+    [ $rc = 0 ] && [ -s "$png" ] && [ "$(head -c 4 "$png" | tail -c 3)" = PNG ] ||
+        { echo "FAIL: no PNG (status $rc)"; fail=1; }
+else
+    # the picture needs gnuplot (make bench-deps installs it); the table
+    # and the checks below do not
+    "$prefix/bin/ftmpi-timeline" "$trace" --launcher-log "$bin/timeline-launcher.log" --text
+    echo "timeline: no gnuplot here: the PNG is not drawn (apt-get install gnuplot-nox)"
+    png=
+fi
 [ "$(ls "$trace".* | wc -l)" = 5 ] || { echo "FAIL: $(ls "$trace".* | wc -l) traces, expected 5"; fail=1; }
 # by the numbers (milliseconds after the kill): the killed process; each
 # survivor learned of the failure after it, recovered, resumed, restored,
@@ -42,5 +51,5 @@ fail=0
                   print "FAIL: killed " killed ", replacements " repl ", survivors " survivors; bad = 1 }
               exit bad }' || fail=1
 no_process_left || fail=1
-[ $fail = 0 ] && echo "timeline: $png"
+[ $fail = 0 ] && [ -n "$png" ] && echo "timeline: $png"
 exit $fail
