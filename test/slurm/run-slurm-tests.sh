@@ -52,6 +52,7 @@ else
 fi
 
 for launcher in slurm srun; do
-    MPI_PREFIX=$prefix "$runner" --testlist "$here/testlist.$launcher" --launcher $launcher || status=1
+    MPI_PREFIX=$prefix FTMPI_SLURM_CLUSTER_DIR=$slurm_cluster_dir \
+        "$runner" --testlist "$here/testlist.$launcher" --launcher $launcher || status=1
 done
 exit $status
