@@ -154,6 +154,6 @@ fault_table_header() {
 
 # Median of the numbers on stdin ("-" if none).
 median() {
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
-        print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    sort -g | awk 'NF { v[++n] = $1 } END { if (n == 0) { print "-"; exit }
+        print n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }

@@ -27,7 +27,9 @@ bench_launcher() { # prefix np
     case $launcher in
         mpiexec) launch_cmd=("$1/bin/mpiexec" -n "$2") ;;
         slurm) launch_cmd=(salloc -Q -n "$2" "$1/bin/mpiexec" -bootstrap slurm -n "$2") ;;
-        srun) launch_cmd=(srun -Q --mpi=pmi2 -n "$2") ;;
+        # (REBUILD's replacements are steps of their own: README, "Running
+        # under Slurm")
+        srun) launch_cmd=(env SLURM_OVERLAP=1 srun -Q --mpi=pmi2 -n "$2") ;;
     esac
 }
 
