@@ -13,7 +13,9 @@
 #   np_label N            "" or " (oversubscribed)" for N processes here
 #   bench_mpiexec LIMIT PREFIX NP ARGS...   mpiexec under `timeout` with a job
 #                         tag; afterwards any process of the job still alive
-#                         is killed and reported (a leak is a bug)
+#                         is killed and reported (a leak is a bug); the
+#                         launch command comes from bench_launcher, which a
+#                         benchmark may redefine
 #   run_case NAME NP      the runs of one fault case, its table row and its
 #                         point on the plot ($curve)
 #   median                the median of the numbers on stdin
@@ -88,13 +90,21 @@ left_behind() { # tag
     kill -9 $pids 2>/dev/null || true
 }
 
+# Sets launch_cmd to the command that starts a job of NP processes of
+# PREFIX's build; a benchmark that launches otherwise (bench/run-slurm.sh)
+# redefines it.
+bench_launcher() { # prefix np
+    launch_cmd=("$1/bin/mpiexec" -n "$2")
+}
+
 # bench_mpiexec LIMIT PREFIX NP PROGRAM ARGS...: stdout of the job on
 # stdout, stderr discarded; the exit status of timeout (124/137 on a
 # time-out). The environment of the caller (FTMPI_* variables) goes through.
 bench_mpiexec() {
-    local limit=$1 p=$2 n=$3 tag=bench-$$-$RANDOM$RANDOM rc=0
+    local limit=$1 p=$2 n=$3 tag=bench-$$-$RANDOM$RANDOM rc=0 launch_cmd
     shift 3
-    BENCH_JOB_TAG=$tag timeout -k 5 "$limit" "$p/bin/mpiexec" -n "$n" "$@" </dev/null 2>/dev/null || rc=$?
+    bench_launcher "$p" "$n"
+    BENCH_JOB_TAG=$tag timeout -k 5 "$limit" "${launch_cmd[@]}" "$@" </dev/null 2>/dev/null || rc=$?
     left_behind "$tag"
     return $rc
 }
@@ -144,6 +154,6 @@ fault_table_header() {
 
 # Median of the numbers on stdin ("-" if none).
 median() {
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
-        print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    sort -g | awk 'NF { v[++n] = $1 } END { if (n == 0) { print "-"; exit }
+        print n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }

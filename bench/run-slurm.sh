@@ -1,84 +1,63 @@
 #!/usr/bin/env bash
-# FT-MPICH benchmark under Slurm: failure detection, recovery and REBUILD
-# times (the programs and measures of run-detect.sh, run-recover.sh and
-# run-rebuild.sh) with each way of launching, on a private single-node
+# FT-MPICH benchmark under Slurm: recovery (SHRINK MANUAL, BLANK AUTO) and
+# REBUILD (MANUAL, AUTO) times, the programs and measures of run-recover.sh
+# and run-rebuild.sh, with each way of launching, on a private single-node
 # Slurm that this script starts and stops (test/slurm/slurm-cluster.bash):
 #
-#   mpiexec  mpiexec -n N (no Slurm; the reference, same machine, same hour)
+#   mpiexec  mpiexec -n N, no Slurm: the reference, same machine, same hour
 #   slurm    salloc -n N mpiexec -bootstrap slurm -n N
 #   srun     srun --mpi=pmi2 -n N
 #
-# SLURM_RUNS kills per case (default 10), the victim rotating; at 4 and 8
-# processes (8 is oversubscribed on a 2-core machine). Needs root.
+# At 4 and 8 processes (BENCH_NPS), BENCH_RUNS kills per case (default 5),
+# the victim rotating; rows with more processes than cores say
+# "oversubscribed". Needs root (Slurm's daemons); not part of `make bench`.
 set -euo pipefail
-. "$(dirname "$0")/fault-common.bash"
+. "$(dirname "$0")/bench-common.bash"
 . "$(dirname "$0")/../test/slurm/slurm-cluster.bash"
-fault_bench_setup detect
-for p in recover rebuild; do "$prefix/bin/mpicc" -O2 -o "$bin/$p" "$here/$p.c"; done
-raw=$here/results/slurm-$(date +%Y%m%d-%H%M%S).txt
-runs=${SLURM_RUNS:-10}
-stats_width=40
-export PATH=$prefix/bin:$PATH
+bench_setup slurm
+bench_build recover
+bench_build rebuild
 
-trap 'slurm_cluster_stop' EXIT
+# (|| true: errexit must not cut the stop short)
+trap 'slurm_cluster_stop || true' EXIT
 trap 'exit 1' INT TERM HUP
-slurm_cluster_start 8 || { echo "run-slurm.sh: no Slurm: $slurm_skip_reason" >&2; exit 1; }
+slurm_cluster_start 8 || { echo "run-slurm.sh: no Slurm to measure with: $slurm_skip_reason" >&2; exit 2; }
 
-launch() { # launcher nprocs
-    case $1 in
-        mpiexec) echo "mpiexec -n $2" ;;
-        slurm) echo "salloc -Q -n $2 mpiexec -bootstrap slurm -n $2" ;;
-        srun) echo "srun -Q --mpi=pmi2 -n $2" ;;
+bench_launcher() { # prefix np
+    case $launcher in
+        mpiexec) launch_cmd=("$1/bin/mpiexec" -n "$2") ;;
+        slurm) launch_cmd=(salloc -Q -n "$2" "$1/bin/mpiexec" -bootstrap slurm -n "$2") ;;
+        # (REBUILD's replacements are steps of their own: README, "Running
+        # under Slurm")
+        srun) launch_cmd=(env SLURM_OVERLAP=1 srun -Q --mpi=pmi2 -n "$2") ;;
     esac
 }
 
-# run LAUNCHER N ENV... -- PROGRAM ARGS: the job's output, whatever its end
-run() {
-    local l=$1 n=$2 envs=()
-    shift 2
-    while [ "$1" != -- ]; do envs+=("$1"); shift; done
-    shift
-    (cd /tmp && env "${envs[@]}" timeout -k 5 90 $(launch "$l" "$n") "$@" 2>/dev/null </dev/null) || true
+one_run() {
+    local victim=$(( ($1 * 3 + 1) % n )) want=$((n - 1)) out left
+    [ "$comm" != rebuild ] || want=$n
+    out=$(FTMPI_COMM_MODE=$comm FTMPI_RECOVERY_MODE=$rec bench_mpiexec 40 "$prefix" "$n" \
+        "$bin/$program" "$victim" || true)
+    # a job or step Slurm still holds is a leak, as a process is
+    left=$(slurm_cluster_leftovers 30) || {
+        echo "bench: left behind in Slurm by a job: $left" >&2
+        scancel --quiet $(squeue -h -o %i) 2>/dev/null || true
+    }
+    # the last process back sets the time: every survivor (and REBUILD's
+    # replacement) in a usable world, else the run failed
+    awk -v want="$want" '/^KILL/ { k = $2 } /^RECOVERED/ { c++; if ($3 > t) t = $3; if ($4 != "ok") bad = 1 }
+        END { if (k && c == want && !bad) printf "%.3f\n", (t - k) * 1000; else print "FAILED" }' <<<"$out"
 }
 
-# ms from KILL to the last of `want` RECOVERED lines, all "ok"; else FAILED
-kill_to_recovered() {
-    awk -v want="$1" '/^KILL/ { k = $2 } /^RECOVERED/ { c++; if ($3 > t) t = $3; if ($4 != "ok") bad = 1 }
-        END { if (k && t && c == want && !bad) printf "%.3f\n", (t - k) * 1000; else print "FAILED" }'
-}
-
-# one case: LABEL then the arguments of run; prints its statistics line
-# and how many runs failed
-measure() {
-    local label=$1 l=$2 n=$3 i victim results
-    shift 3
-    results=$(for i in $(seq "$runs"); do
-        victim=$(( (i * 3 + 1) % n ))
-        case "$label" in
-            detect*) run "$l" "$n" "$@" "$victim" |
-                awk '/^KILL/ { k = $2 } /^DETECT/ { if ($4 != "ok") bad = 1; if ($3 > t) t = $3 }
-                    END { if (k && t && !bad) printf "%.3f\n", (t - k) * 1000; else print "FAILED" }' ;;
-            recover*) run "$l" "$n" "$@" "$victim" | kill_to_recovered $((n - 1)) ;;
-            rebuild*) run "$l" "$n" "$@" "$victim" | kill_to_recovered "$n" ;;
-        esac
-    done)
-    sed "s|^|$l $n $label |" <<<"$results" >>"$raw"
-    grep -v FAILED <<<"$results" | stats "$l: $label, $n"
-    local failed
-    failed=$(grep -c FAILED <<<"$results" || true)
-    [ "$failed" = 0 ] || echo "  ($failed of $runs runs failed)"
-}
-
-echo "Slurm $(sinfo -V | awk '{ print $2 }'), $runs kills per case; detect: slowest survivor's blocked"
-echo "receive from a live rank; recover/rebuild: last process back in a usable world"
-stats_header
-for n in 4 8; do
-    for l in mpiexec slurm srun; do
-        measure "detect" "$l" "$n" FTMPI_COMM_MODE=shrink -- "$bin/detect" recv-live
-        measure "recover shrink manual" "$l" "$n" FTMPI_COMM_MODE=shrink -- "$bin/recover"
-        measure "recover blank auto" "$l" "$n" FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=auto -- "$bin/recover"
-        measure "rebuild manual" "$l" "$n" FTMPI_COMM_MODE=rebuild -- "$bin/rebuild"
-        measure "rebuild auto" "$l" "$n" FTMPI_COMM_MODE=rebuild FTMPI_RECOVERY_MODE=auto -- "$bin/rebuild"
+echo "Slurm $(sinfo -V | awk '{ print $2 }'), $cores cores: SIGKILL -> every survivor (REBUILD: and the" | tee -a "$table"
+echo "replacement) back in a usable world (ms)" | tee -a "$table"
+fault_table_header
+for n in ${BENCH_NPS:-4 8}; do
+    for launcher in mpiexec slurm srun; do
+        for mode in "shrink manual recover" "blank auto recover" "rebuild manual rebuild" "rebuild auto rebuild"; do
+            read -r comm rec program <<<"$mode"
+            run_case "$launcher: $comm $rec" "$n"
+        done
     done
 done
-echo "(raw: bench/results/$(basename "$raw"): launcher procs case ms)"
+echo "(raw: bench/results/$(basename "$raw"))"

@@ -95,18 +95,20 @@ deaths_reported() { # output file
     fi
 }
 
-# Slurm jobs still known 3 s after the job ended (their steps' slurmstepd
-# processes are still at work).
+# Slurm jobs, and slurmstepd processes of the test's private Slurm
+# (FTMPI_SLURM_CLUSTER_DIR, from test/slurm/run-slurm-tests.sh), still
+# there 3 s after the job ended; the jobs are cancelled so that later tests
+# start clean. (Against another Slurm only the job's processes are checked.)
+if [ $launcher != mpiexec ]; then
+    . "$top/test/slurm/slurm-cluster.bash"
+    slurm_cluster_dir=${FTMPI_SLURM_CLUSTER_DIR:-}
+fi
 slurm_left_behind() {
-    local jobs= waited=0
-    [ $launcher != mpiexec ] || return 0
-    while :; do
-        jobs=$(squeue -h -o '%i(%T)' 2>/dev/null | tr '\n' ' ')
-        [ -z "$jobs" ] || [ $waited -ge 30 ] && break
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    [ -z "$jobs" ] || echo "Slurm jobs $jobs"
+    local left
+    [ -n "${slurm_cluster_dir:-}" ] || return 0
+    left=$(slurm_cluster_leftovers 30) && return 0
+    echo "Slurm $left"
+    scancel $(squeue -h -o %i) >/dev/null 2>&1
 }
 
 build() { # program (of test/ftmpi, else of examples) -> 0 if built

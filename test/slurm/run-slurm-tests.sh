@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # FT-MPICH under Slurm: stands up a private single-node Slurm
-# (slurm-cluster.bash), runs the fault-tolerance tests of test/slurm/testlist
-# through both ways of launching under Slurm, and stops every daemon it
-# started, also when a test fails or the script is interrupted.
+# (slurm-cluster.bash), runs the fault-tolerance tests of
+# test/slurm/testlist.slurm and testlist.srun through the two ways of
+# launching under Slurm, and stops every daemon it started, also when a
+# test fails or the script is interrupted.
 #
 #   MPI_PREFIX=install test/slurm/run-slurm-tests.sh
 #
@@ -11,7 +12,8 @@
 #   srun:   srun --mpi=pmi2 -n N ./app  (Slurm's PMI serves MPICH's client)
 #
 # Also checks that a plain mpiexec inside an allocation chooses Slurm by
-# itself, and that no job, step or slurmstepd outlives a test. Exit status:
+# itself, and (run-ftmpi-tests.sh, after each test) that no process of the
+# job, Slurm job, step or slurmstepd outlives it. Exit status:
 # 0 passed, 1 failed, 77 Slurm cannot run here (the last line says why).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +54,7 @@ else
 fi
 
 for launcher in slurm srun; do
-    MPI_PREFIX=$prefix "$runner" --testlist "$here/testlist.$launcher" --launcher $launcher || status=1
+    MPI_PREFIX=$prefix FTMPI_SLURM_CLUSTER_DIR=$slurm_cluster_dir \
+        "$runner" --testlist "$here/testlist.$launcher" --launcher $launcher || status=1
 done
 exit $status

@@ -182,11 +182,13 @@ slurm_proc_state() {
 # Pids of live processes of this cluster, daemons and their helpers
 # (slurmscriptd) excluded: those that carry its tag, and those that work
 # in its directory (slurmstepd starts with an empty environment in
-# slurmd's working directory, the log folder).
+# slurmd's working directory, the log folder). The daemons are known by
+# their pid files, so that another script that only knows the directory
+# (test/ftmpi/run-ftmpi-tests.sh, given FTMPI_SLURM_CLUSTER_DIR) can ask.
 slurm_cluster_tagged() {
-    local daemons=" " entry pid st
+    local daemons=" " pid st
     [ -n "$slurm_cluster_dir" ] || return 0
-    for entry in "${slurm_daemons[@]}"; do daemons+="${entry#*:} "; done
+    for pid in $(cat "$slurm_cluster_dir"/*.pid 2>/dev/null); do daemons+="$pid "; done
     for pid in $( (grep -lsa "FTMPI_SLURM_CLUSTER=$slurm_cluster_dir" /proc/[0-9]*/environ | cut -d/ -f3
         find /proc/[0-9]*/cwd -maxdepth 0 -lname "$slurm_cluster_dir/*" | cut -d/ -f3) 2>/dev/null |
         sort -un); do
@@ -199,11 +201,14 @@ slurm_cluster_tagged() {
 # Waits up to `tenths` tenths of a second for the cluster to hold no job
 # and no slurmstepd; prints what is left: "jobs ...; processes ..."
 slurm_cluster_leftovers() {
-    local tenths=${1:-30} i jobs procs p
-    for ((i = 0; i <= tenths; i++)); do
+    local tenths=${1:-30} jobs procs p deadline
+    # (a deadline, not a count of rounds: one look at /proc takes a while)
+    deadline=$((${EPOCHREALTIME//[.,]/} + tenths * 100000))
+    while :; do
         jobs=$(squeue -h -o '%i:%T' 2>/dev/null | tr '\n' ' ')
         procs=$(slurm_cluster_tagged | tr '\n' ' ')
         [ -z "$jobs$procs" ] && return 0
+        [ "${EPOCHREALTIME//[.,]/}" -lt $deadline ] || break
         sleep 0.1
     done
     [ -z "$jobs" ] || printf 'jobs %s' "$jobs"
