@@ -104,6 +104,24 @@ static int ulfm_combination(char *msg, size_t len)
     return 0;
 }
 
+/* REBUILD starts replacements through the launcher's spawn. Under srun
+ * --mpi=pmi2 (Slurm's PMI serves the job, not Hydra, which gives every
+ * process MPI_LOCALRANKID) a replacement is a job step of its own, which
+ * Slurm holds back while the job's step has every CPU unless steps may
+ * overlap; the coordinator would wait inside the spawn for ever. */
+static int launcher_combination(char *msg, size_t len)
+{
+    const char *overlap = getenv("SLURM_OVERLAP");
+
+    if (MPIR_FTMPI_modes.comm != FTMPI_COMM_MODE_REBUILD || getenv("SLURM_STEP_ID") == NULL ||
+        getenv("MPI_LOCALRANKID") != NULL || (overlap && *overlap && strcmp(overlap, "0")))
+        return 0;
+    snprintf(msg, len, "FT-MPICH: FTMPI_COMM_MODE=rebuild under srun needs SLURM_OVERLAP=1 "
+             "in srun's environment (replacements are job steps of their own), or launch "
+             "with salloc ... mpiexec -bootstrap slurm");
+    return 1;
+}
+
 int MPIR_FTMPI_read_modes(char *msg, size_t len)
 {
     MPIR_FTMPI_trace_open();
@@ -125,7 +143,7 @@ int MPIR_FTMPI_read_modes(char *msg, size_t len)
         }
         *field(&MPIR_FTMPI_modes, v) = mv->value;
     }
-    return ulfm_combination(msg, len);
+    return ulfm_combination(msg, len) || launcher_combination(msg, len);
 }
 
 int MPIR_FTMPI_describe(char *buf, size_t len)
