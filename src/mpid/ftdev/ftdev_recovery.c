@@ -126,8 +126,18 @@ int MPIDI_FTDEV_drain_stale(int pending)
             MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
         return 1;
     }
-    if (MPIR_FTMPI_halts_on_failure() || MPIDI_FTDEV_global.finalizing)
+    if (MPIR_FTMPI_halts_on_failure())
         return 0;
+    if (MPIDI_FTDEV_global.finalizing) {
+        /* Its communicators are gone and it takes part in no collective
+         * any more, while it waits for every peer to finalize: a live
+         * peer still in a collective it left with the failure (a
+         * rendezvous step to it, say) would wait for it, and it for the
+         * peer, for ever. Every collective message is taken and dropped. */
+        MPIDI_FTDEV_drain(context_field(MPIR_CONTEXT_INTRA_COLL),
+                          context_field(MPIR_CONTEXT_SUFFIX_MASK));
+        return 1;
+    }
     drain_collectives_of(MPIR_Process.comm_world);
     for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next)
         drain_collectives_of(comm);
