@@ -896,15 +896,20 @@ int MPIDI_FTDEV_rejoin(void)
             MPIDI_FTDEV_global.peer_hb[e->pid] = e->heartbeat;
         if (e->pid == me || e->pid == coordinator)
             continue;
-        if (e->state == ENTRY_DEAD) {
+        /* one the welcome lists as alive may have died since: UCX cannot
+         * reach it (measured: "Endpoint timeout" when the peer was killed
+         * during the rebuild), and this process learns of that failure now
+         * instead of leaving MPI_Init with an error */
+        if (e->state == ENTRY_DEAD ||
+            MPIDI_FTDEV_create_ep(e->pid, (const ucp_address_t *) (e + 1),
+                                  &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, e->pid)).ep) != MPI_SUCCESS) {
             MPIDI_FTDEV_global.failures_learned++;
             MPIDI_FTDEV_global.num_refusal_causes++;
-            MPIR_FTMPI_record_failure(e->pid, "failed before this process joined");
+            MPIR_FTMPI_record_failure(e->pid, e->state == ENTRY_DEAD ?
+                                      "failed before this process joined" :
+                                      "unreachable when this process joined");
             continue;
         }
-        mpi_errno = MPIDI_FTDEV_create_ep(e->pid, (const ucp_address_t *) (e + 1),
-                                          &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, e->pid)).ep);
-        MPIR_ERR_CHECK(mpi_errno);
         mpi_errno = MPIDI_FTDEV_save_address(e->pid, e + 1, e->address_len);
         MPIR_ERR_CHECK(mpi_errno);
         MPIDI_FTDEV_global.peer_state[e->pid] = MPIDI_FTDEV_PEER_ALIVE;
