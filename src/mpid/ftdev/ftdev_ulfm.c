@@ -86,6 +86,15 @@ static int failed_group(MPIR_Comm * comm, int count, MPIR_Group ** group)
     goto fn_exit;
 }
 
+/* The failure notices that have arrived (launcher, heartbeat, peers) are
+ * read by progress. A program that polls MPIX_Comm_get_failed with no
+ * other call that progresses (MPI_Iprobe on MPI_COMM_SELF does not) would
+ * otherwise never see a failure reported after its last blocking call. */
+static int learn_failures(void)
+{
+    return MPID_Progress_test(NULL);
+}
+
 static int num_failed_members(MPIR_Comm * comm)
 {
     int n = 0;
@@ -96,6 +105,9 @@ static int num_failed_members(MPIR_Comm * comm)
 
 int MPIDI_FTDEV_comm_failure_ack(MPIR_Comm * comm)
 {
+    int mpi_errno = learn_failures();
+    if (mpi_errno != MPI_SUCCESS)
+        return mpi_errno;
     MPIDI_FTDEV_COMM(comm).num_acked = num_failed_members(comm);
     MPIR_FTMPI_TRACE("ack: %d failure(s) of communicator %#x", MPIDI_FTDEV_COMM(comm).num_acked,
                      comm->context_id);
@@ -109,6 +121,9 @@ int MPIDI_FTDEV_comm_failure_get_acked(MPIR_Comm * comm, MPIR_Group ** group)
 
 int MPIDI_FTDEV_comm_get_failed(MPIR_Comm * comm, MPIR_Group ** group)
 {
+    int mpi_errno = learn_failures();
+    if (mpi_errno != MPI_SUCCESS)
+        return mpi_errno;
     return failed_group(comm, -1, group);
 }
 
@@ -119,6 +134,9 @@ int MPID_Comm_get_failed(MPIR_Comm * comm, MPIR_Group ** failed)
 
 int MPID_Comm_ack_failed(MPIR_Comm * comm, int num_to_ack, int *num_acked)
 {
+    int mpi_errno = learn_failures();
+    if (mpi_errno != MPI_SUCCESS)
+        return mpi_errno;
     int n = num_failed_members(comm);
     MPIDI_FTDEV_COMM(comm).num_acked = num_to_ack < n ? num_to_ack : n;
     *num_acked = MPIDI_FTDEV_COMM(comm).num_acked;
