@@ -393,7 +393,7 @@ void MPIDI_FTDEV_launcher_reported_failures(const char *list)
 
 /* ---- refusing operations after a failure -------------------------------- */
 
-int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int context_offset)
+int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide)
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
@@ -407,12 +407,9 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int contex
                 return MPIDI_FTDEV_BLANK_PEER;
         }
     }
-    /* A collective over a communicator with a dead member cannot
-     * complete, even between live members: a member that learned of the
-     * failure first has left it, and its partners would wait forever for
-     * the next step (IGNORE mode keeps such communicators usable for
-     * point-to-point). */
-    if (comm && context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */)
+    /* IGNORE mode keeps a communicator with a dead member usable for
+     * point-to-point, not for its collectives */
+    if (comm && comm_wide)
         return MPIDI_FTDEV_refuse_coll(comm);
     return MPI_SUCCESS;
 }

@@ -72,11 +72,27 @@ int MPIDI_FTDEV_progress_checks(void);
  * error (CONT keeps the application's requests past a failure). */
 void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void);
 
+/* Whether a message with this context offset and tag is a collective's
+ * that a failure of any member of its communicator cuts short, even
+ * between live processes: a member that learned of the failure first has
+ * left the collective, and its partners would wait forever for its next
+ * step. A group collective's (MPI_Comm_create_group and
+ * MPI_Intercomm_create: MPICH tags them with MPIR_TAG_COLL_BIT) involves
+ * only its group, so it is cut short only by the failure of a peer it
+ * talks to; otherwise a group that left the dead out could end with its
+ * new communicator on some members and an error on others. The halting
+ * modes (FT-MPI) stop all collective traffic at a failure alike. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_comm_wide_traffic(int context_offset, int tag)
+{
+    return context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */ &&
+        (tag < 0 || !(tag & MPIR_TAG_COLL_BIT) || MPIR_FTMPI_halts_on_failure());
+}
+
 /* The error an operation gets after a failure, or MPI_SUCCESS: with av
  * the peer of a point-to-point operation (NULL: any source) over comm
- * (NULL when unknown) with context_offset, which tells a collective's
- * traffic apart; for a collective or communicator creation over comm. */
-int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int context_offset);
+ * (NULL when unknown); comm_wide: the message is a collective's that any
+ * member's failure cuts short (MPIDI_FTDEV_comm_wide_traffic). */
+int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide);
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
 /* A failed process id among comm's members (blanks aside), or -1. */

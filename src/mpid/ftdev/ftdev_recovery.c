@@ -106,8 +106,10 @@ static int drain_collectives_of(MPIR_Comm * comm)
      * traffic of this one */
     if (MPIDI_FTDEV_COMM(comm).shrinking || MPIDI_FTDEV_comm_failed_member(comm) < 0)
         return MPI_SUCCESS;
+    /* a group collective's messages (tagged MPIR_TAG_COLL_BIT) are still
+     * received: see MPIDI_FTDEV_comm_wide_traffic */
     return MPIDI_FTDEV_drain(context_field(comm->recvcontext_id + MPIR_CONTEXT_INTRA_COLL),
-                             context_field(0xffff));
+                             context_field(0xffff) | (uint64_t) MPIR_TAG_COLL_BIT);
 }
 
 int MPIDI_FTDEV_drain_stale(int pending)

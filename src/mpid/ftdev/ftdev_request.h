@@ -31,12 +31,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_transfer_error(ucs_status_t status)
 
 /* A request about to be handed to UCX and tracked. */
 MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_request_start(MPIR_Request * req, MPIR_Request ** list,
-                                                       MPIR_Comm * comm, int context_offset)
+                                                       MPIR_Comm * comm, int comm_wide)
 {
-    /* a collective's traffic is cut short when a member of its
-     * communicator fails, even between live processes */
-    MPIDI_FTDEV_REQ(req).coll_comm =
-        context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */ ? comm : NULL;
+    /* see MPIDI_FTDEV_comm_wide_traffic */
+    MPIDI_FTDEV_REQ(req).coll_comm = comm_wide ? comm : NULL;
     MPIDI_FTDEV_REQ(req).fail_err = MPI_SUCCESS;
     MPIDI_FTDEV_REQ(req).orphaned = 0;
     MPIDI_FTDEV_REQ(req).blocking = MPID_starting_blocking_op;

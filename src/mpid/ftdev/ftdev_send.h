@@ -45,7 +45,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
     size_t ucp_count;
 
     MPIR_FUNC_ENTER;
-    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(addr, comm, context_offset), request, MPIR_REQUEST_KIND__SEND,
+    int comm_wide = MPIDI_FTDEV_comm_wide_traffic(context_offset, tag);
+    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(addr, comm, comm_wide), request, MPIR_REQUEST_KIND__SEND,
                              MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND));
 
     uint64_t ucp_tag = MPIDI_FTDEV_make_tag(comm->context_id + context_offset,
@@ -67,7 +68,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
         ucp_request->req = req;
         MPIDI_FTDEV_REQ(req).u.ucp_request = ucp_request;
         MPIDI_FTDEV_request_start(req, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
-                                  context_offset);
+                                  comm_wide);
     } else {
         req = MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND);
     }
