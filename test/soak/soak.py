@@ -125,6 +125,14 @@ def started_ranks(rundir):
 def backtraces(pids, out):
     if not shutil.which("gdb"):
         return
+    # every process is stopped first: one held by gdb would otherwise miss
+    # its heartbeats, be declared failed and killed, and change what the
+    # others are doing before their turn comes
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except OSError:
+            pass
     for pid in pids:
         out.write("\n==== backtrace of %d ====\n" % pid)
         out.flush()

@@ -6,11 +6,13 @@ thread apply all bt 30
 printf "---- state ----\n"
 print MPIDI_FTDEV_global.my_pid
 print MPIDI_FTDEV_global.epoch
-print MPIDI_FTDEV_global.num_failed
+print MPIDI_FTDEV_global.failure_log_len
+print *MPIDI_FTDEV_global.failure_log@MPIDI_FTDEV_global.failure_log_len
 print MPIDI_FTDEV_global.progress_checks
 print *MPIDI_FTDEV_global.peer_state@MPIDI_FTDEV_global.num_pids
 print *MPIDI_FTDEV_global.peer_finalizing@MPIDI_FTDEV_global.num_pids
 print ft
+print in_recovery
 printf "---- tracked requests ----\n"
 print *MPIDI_FTDEV_global.peer_reqs@MPIDI_FTDEV_global.num_pids
 print MPIDI_FTDEV_global.wildcard_reqs
