@@ -25,7 +25,10 @@
  * sees every COMMIT of a member alive to answer it. Answers come from the
  * message handler, so members that already returned, or never entered the
  * collective (a process that knew of the failure refused it at once),
- * answer too.
+ * answer too. Decisions are unanimous, so the first decided answer ends
+ * the protocol; a member that answered undecided sends its decision to the
+ * askers once it has one, and a no heard during the protocol decides
+ * ABORT: an asker then does not wait for a member that cannot answer.
  */
 
 #include "mpiimpl.h"
@@ -60,6 +63,8 @@ typedef struct record {
     uint32_t rounds_heard;      /* bit k: the VOTE of round k arrived */
     int all_yes;                /* AND of the votes heard */
     uint8_t *answered;          /* termination: by process id */
+    uint8_t *waiting;           /* by process id: asked while this one was undecided, and
+                                 * is told the decision when it is made */
     int any_commit;
     struct record *next;
 } record_t;
@@ -90,6 +95,7 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
             r = *oldest_decided;
             *oldest_decided = r->next;
             MPL_free(r->answered);
+            MPL_free(r->waiting);
             MPL_free(r);
             nrecords--;
         }
@@ -151,11 +157,20 @@ static void commit_message(int from, const void *buf, size_t len)
             r->all_yes &= m.value;
             break;
         case QUERY:
-            if (r->decision == UNDECIDED)
+            if (r->decision == UNDECIDED) {
                 r->sealed = 1;
+                if (r->waiting == NULL)
+                    r->waiting = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
+                if (r->waiting)
+                    r->waiting[from] = 1;
+            }
             send_msg(from, STATE, r, 0, r->decision);
             break;
         case STATE:
+            /* decisions are unanimous: a member that knows one ends the
+             * asker's termination protocol, whoever else has not answered */
+            if (r->answered && m.value != UNDECIDED && r->decision == UNDECIDED)
+                r->decision = m.value;
             if (r->answered && !r->answered[from]) {
                 r->answered[from] = 1;
                 r->any_commit |= m.value == COMMIT;
@@ -307,8 +322,13 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
                 MPIR_ERR_CHECK(mpi_errno);
             }
         }
-    } else if (v->phase == TERMINATING && r->decision == UNDECIDED && all_answered(v)) {
-        r->decision = r->any_commit ? COMMIT : ABORT;
+    } else if (v->phase == TERMINATING && r->decision == UNDECIDED) {
+        /* a no was heard (a VOTE 0 can arrive after the termination
+         * protocol started): no member can see every vote yes */
+        if (!r->all_yes)
+            r->decision = ABORT;
+        else if (all_answered(v))
+            r->decision = r->any_commit ? COMMIT : ABORT;
     }
     if (r->decision == UNDECIDED)
         goto fn_exit;
@@ -316,6 +336,13 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     *commit = r->decision == COMMIT;
     MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s", r->context_id, r->epoch, r->instance, r->seq,
                      *commit ? "COMMIT" : "ABORT");
+    /* those that asked while this process was undecided may wait for a
+     * member that cannot answer them (seen: one that had voted no and gone
+     * into recovery); this decision ends their wait */
+    if (r->waiting)
+        for (int pid = 0; pid < MPIR_Process.size; pid++)
+            if (r->waiting[pid])
+                send_msg(pid, STATE, r, 0, r->decision);
     MPL_free(v);
 
   fn_exit:
