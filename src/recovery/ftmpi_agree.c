@@ -21,6 +21,12 @@
  *      in K and applies it.
  *   4. A recovering process applies a DECIDE only from the process it last
  *      sent its JOIN to, while it does not know that process to be dead.
+ *   5. A recovering process without a decision sends its JOIN again every
+ *      JOIN_RESEND_INTERVAL, and a coordinator that decided its current
+ *      epoch and is not recovering answers a JOIN of an older epoch with
+ *      that DECIDE again: the protocol does not depend on one message
+ *      getting through (a soak run hung with a survivor that never
+ *      received its coordinator's DECIDE, while the others did).
  *   Applying a decision sets E and W(E) and forgets the joins of older
  *   epochs (joins of the new epoch or later, from processes that got ahead,
  *   belong to the next recovery).
@@ -70,7 +76,11 @@ static struct {
     uint32_t decided_epoch;
     uint8_t *decided_dead;
     uint8_t *decided_prev;
+    uint32_t own_decision;      /* the last epoch this process decided as coordinator */
+    MPL_time_t join_sent;
 } ag;
+
+#define JOIN_RESEND_INTERVAL 0.2        /* seconds */
 
 #define NO_JOIN UINT32_MAX
 
@@ -129,7 +139,9 @@ static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, c
     m->epoch = epoch;
     memcpy(m->sets, a, ag.nbytes);
     memcpy(m->sets + ag.nbytes, b, ag.nbytes);
-    MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len);
+    if (MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len) != MPI_SUCCESS)
+        MPIR_FTMPI_TRACE("agree: %s to %d could not be sent", kind == MSG_JOIN ? "join" :
+                         "decide", to);
     MPL_free(m);
 }
 
@@ -146,13 +158,25 @@ static void send_join(void)
     uint8_t *known = MPL_malloc(ag.nbytes, MPL_MEM_OTHER);
     MPIR_Assert(known);
     known_dead_set(known);
+    int again = ag.join_target == coordinator();
     ag.join_target = coordinator();
-    MPIR_FTMPI_TRACE("agree: join coordinator %d at epoch %u", ag.join_target, ag.epoch);
+    MPL_wtime(&ag.join_sent);
+    MPIR_FTMPI_TRACE("agree: join coordinator %d at epoch %u%s", ag.join_target, ag.epoch,
+                     again ? " again" : "");
     if (ag.join_target == MPIR_Process.rank)
         note_join(MPIR_Process.rank, ag.epoch, ag.world_dead);
     else
         send_msg(ag.join_target, MSG_JOIN, ag.epoch, known, ag.world_dead);
     MPL_free(known);
+}
+
+static double since(MPL_time_t * t)
+{
+    MPL_time_t now;
+    double elapsed;
+    MPL_wtime(&now);
+    MPL_wtime_diff(t, &now, &elapsed);
+    return elapsed;
 }
 
 /* An agreement message from process `from` (channel
@@ -175,6 +199,13 @@ static void agree_message(int from, const void *buf, size_t len)
         for (int p = 0; p < ag.n; p++)
             if (bit(m->sets, p) && !MPIR_FTMPI_known_dead(p))
                 MPID_FT_failure_learned(p, "reported in recovery");
+        /* it missed this coordinator's decision of the current epoch */
+        if (!ag.recovering && ag.own_decision == ag.epoch && ag.epoch > 0 &&
+            m->epoch < ag.epoch) {
+            MPIR_FTMPI_TRACE("agree: decide epoch %u again for %d", ag.epoch, from);
+            send_msg(from, MSG_DECIDE, ag.epoch, ag.decided_dead, ag.decided_prev);
+            return;
+        }
         note_join(from, m->epoch, m->sets + ag.nbytes);
     } else if (m->kind == MSG_DECIDE) {
         if (ag.recovering && from == ag.join_target && !MPIR_FTMPI_known_dead(from) &&
@@ -207,6 +238,7 @@ static void decide(void)
 {
     ag.decided = 1;
     ag.decided_epoch = ag.best_epoch + 1;
+    ag.own_decision = ag.decided_epoch;
     MPIR_FTMPI_TRACE("agree: decides epoch %u", ag.decided_epoch);
     known_dead_set(ag.decided_dead);
     memcpy(ag.decided_prev, ag.best_world_dead, ag.nbytes);
@@ -247,6 +279,8 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
             send_join();
         else if (ag.join_target == MPIR_Process.rank && all_joined())
             decide();
+        else if (ag.join_target != MPIR_Process.rank && since(&ag.join_sent) > JOIN_RESEND_INTERVAL)
+            send_join();
     }
 
     apply_decision();

@@ -18,8 +18,11 @@ struct MPIR_Comm;
  * bits, valid until the next agreement over the communicator). */
 typedef struct {
     int raise;
-    const uint8_t *absent;
+    const uint8_t *absent;      /* of an intercommunicator: both groups, the low one's first */
     uint32_t seq;               /* the agreement's number over the communicator */
+    int32_t group_and[2];       /* intercommunicator: the AND of each group's flags, low group
+                                 * first (the flag returned is the other group's) */
+    int own_group;
 } MPIR_ULFM_outcome_t;
 
 /* An agreement under way (ulfm_agree.c). */

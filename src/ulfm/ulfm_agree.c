@@ -8,6 +8,14 @@
  * MPIX_ERR_PROC_FAILED: raised when some non-contributor's failure was
  * not acknowledged by every contributor.
  *
+ * Over an intercommunicator the members are both groups, the low group's
+ * ranks first, so that both sides number them alike; each group returns
+ * the AND of the other group's flags (the ULFM rule), so a contribution
+ * carries one AND per group. A process acknowledges failures of the
+ * remote group only (those are the failures its intercommunicator
+ * reports), so a failure counts as acknowledged by all when every
+ * contributor of the other group acknowledged it.
+ *
  * Protocol, per agreement (communicator context id, sequence number). A
  * contribution is a set of members with the AND of their flags and of
  * their acknowledged failures; contributions merge.
@@ -63,7 +71,8 @@ typedef struct {
     uint32_t seq;
     uint32_t size;              /* members of the communicator */
     int32_t rank;               /* the sender's rank in it */
-    int32_t flag;               /* CONTRIB: the AND of its members' flags; DECIDE: the AND */
+    int32_t flag[2];            /* per group (intercommunicators: low, high): CONTRIB: the
+                                 * AND of its members' flags; DECIDE: the AND */
     int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
     int32_t query_answer;       /* CONTRIB: the sender's answer to a QUERY */
     /* two sets of ranks: CONTRIB: its members, the failures all of them
@@ -75,7 +84,10 @@ typedef struct instance {
     struct instance *next;
     uint32_t context_id, seq, size;
     int entered;                /* this process is in (or was in) this agreement */
-    int own_rank, own_pid;      /* this process's rank in the communicator, and pid */
+    int own_rank, own_pid;      /* this process's member number, and pid */
+    int *pids;                  /* once entered: each member's process id */
+    int high_group;             /* the first member of an intercommunicator's high group
+                                 * (size for an intracommunicator) */
     int coordinator_pid;        /* whom this process takes DECIDE from; -1: none yet */
     int parent_pid;             /* its parent in the tree; -1: none (the root, or not entered) */
     int in_tree;                /* on the fast path (no failure known yet) */
@@ -86,11 +98,11 @@ typedef struct instance {
     /* the contributions it holds: its own, its children's, any sent to it */
     uint8_t *contributed;
     uint8_t *acked_by_all;
-    int flag_and;
+    int flag_and[2];
     uint8_t *asked;             /* members that sent CONTRIB directly, to be answered */
     /* the decision */
     int decided;
-    int flag, raise;
+    int flag[2], raise;
     uint8_t *absent;
 } instance_t;
 
@@ -118,6 +130,7 @@ static void free_instance(instance_t * in)
     MPL_free(in->contributed);
     MPL_free(in->acked_by_all);
     MPL_free(in->absent);
+    MPL_free(in->pids);
     MPL_free(in);
 }
 
@@ -148,7 +161,7 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, in
     in->context_id = context_id;
     in->seq = seq;
     in->size = size;
-    in->flag_and = ~0;
+    in->flag_and[0] = in->flag_and[1] = ~0;
     in->coordinator_pid = -1;
     in->parent_pid = -1;
     in->next = instances;
@@ -191,12 +204,12 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int query_answ
     m->size = in->size;
     m->rank = in->own_rank;
     if (kind == MSG_CONTRIB) {
-        m->flag = in->flag_and;
+        memcpy(m->flag, in->flag_and, sizeof(m->flag));
         m->query_answer = query_answer;
         memcpy(m->ranks, in->contributed, bytes);
         memcpy(m->ranks + bytes, in->acked_by_all, bytes);
     } else if (kind == MSG_DECIDE) {
-        m->flag = in->flag;
+        memcpy(m->flag, in->flag, sizeof(m->flag));
         m->raise = in->raise;
         memcpy(m->ranks, in->absent, bytes);
     }
@@ -206,14 +219,15 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int query_answ
 
 /* Merges a contribution (its members, the AND of their flags and of
  * their acknowledged failures) into what this process holds. */
-static void add_contribution(instance_t * in, const uint8_t * members, int flag,
+static void add_contribution(instance_t * in, const uint8_t * members, const int32_t * flag,
                              const uint8_t * acked)
 {
     for (size_t i = 0; i < set_bytes(in->size); i++) {
         in->contributed[i] |= members[i];
         in->acked_by_all[i] &= acked[i];
     }
-    in->flag_and &= flag;
+    in->flag_and[0] &= flag[0];
+    in->flag_and[1] &= flag[1];
 }
 
 /* The binomial tree of the fast path: rank r's parent clears its lowest
@@ -228,10 +242,11 @@ static int subtree_end(int r, int n)
     return r == 0 || r + (r & -r) > n ? n : r + (r & -r);
 }
 
-static void adopt(instance_t * in, int flag, int raise, const uint8_t * absent)
+static void adopt(instance_t * in, const int32_t * flag, int raise, const uint8_t * absent)
 {
     in->decided = 1;
-    in->flag = flag;
+    in->flag[0] = flag[0];
+    in->flag[1] = flag[1];
     in->raise = raise;
     memcpy(in->absent, absent, set_bytes(in->size));
 }
@@ -296,25 +311,88 @@ static void register_channel(void)
     MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message);
 }
 
-static int member_alive(MPIR_Comm * comm, int r)
+static int member_alive(const instance_t * in, int r)
 {
-    return r == comm->rank || MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) == MPID_FT_PROC_ALIVE;
+    return r == in->own_rank || MPID_FT_proc_state(in->pids[r]) == MPID_FT_PROC_ALIVE;
 }
 
-static int lowest_alive(MPIR_Comm * comm)
+static int lowest_alive(const instance_t * in)
 {
-    for (int r = 0; r < comm->local_size; r++)
-        if (member_alive(comm, r))
+    for (int r = 0; r < (int) in->size; r++)
+        if (member_alive(in, r))
             return r;
-    return comm->rank;
+    return in->own_rank;
 }
 
-static int any_member_failed(MPIR_Comm * comm)
+static int any_member_failed(const instance_t * in)
 {
-    for (int r = 0; r < comm->local_size; r++)
-        if (!member_alive(comm, r))
+    for (int r = 0; r < (int) in->size; r++)
+        if (!member_alive(in, r))
             return 1;
     return 0;
+}
+
+/* The agreement's key and members: an intracommunicator's own; both
+ * groups of an intercommunicator, keyed by both groups' receive context
+ * ids (never 0 for an intercommunicator's high group, so no
+ * intracommunicator's key) and numbered low group first. */
+static uint32_t agreement_key(MPIR_Comm * comm)
+{
+    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
+        return comm->context_id;
+    uint32_t own = comm->recvcontext_id, remote = comm->context_id;
+    return comm->is_low_group ? own | remote << 16 : remote | own << 16;
+}
+
+static int num_members(MPIR_Comm * comm)
+{
+    return comm->local_size + (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM ? comm->remote_size : 0);
+}
+
+static int members_of(MPIR_Comm * comm, int size, instance_t * in)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *local = comm;
+    int local_first = 0, remote_first = 0;
+
+    in->pids = MPL_malloc(size * sizeof(int), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(in->pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    in->high_group = size;
+    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
+        if (comm->local_comm == NULL) {
+            mpi_errno = MPII_Setup_intercomm_localcomm(comm);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        local = comm->local_comm;
+        in->high_group = comm->is_low_group ? comm->local_size : comm->remote_size;
+        local_first = comm->is_low_group ? 0 : comm->remote_size;
+        remote_first = comm->is_low_group ? comm->local_size : 0;
+        for (int r = 0; r < comm->remote_size; r++)
+            in->pids[remote_first + r] = MPID_FT_comm_pid(comm, r);
+    }
+    for (int r = 0; r < comm->local_size; r++)
+        in->pids[local_first + r] = MPID_FT_comm_pid(local, r);
+    in->own_rank = local_first + comm->rank;
+    in->own_pid = in->pids[in->own_rank];
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Whether this process acknowledged member r's failure. An
+ * intercommunicator reports (and acknowledges) the remote group's
+ * failures only; its own group's count as acknowledged here, since only
+ * the other group can acknowledge them. */
+static int acknowledged(MPIR_Comm * comm, int r)
+{
+    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
+        return MPID_FT_comm_acked(comm, r);
+    int remote_first = comm->is_low_group ? comm->local_size : 0;
+    if (r < remote_first || r >= remote_first + comm->remote_size)
+        return 1;
+    return MPID_FT_comm_acked(comm, r - remote_first);
 }
 
 /* In the tree: it holds the contributions of its whole subtree. */
@@ -327,7 +405,7 @@ static int subtree_complete(const instance_t * in, int r)
 }
 
 /* Decides once every member not known to have failed has contributed. */
-static int try_decide(MPIR_Comm * comm, instance_t * in)
+static int try_decide(instance_t * in)
 {
     int raise = 0;
 
@@ -335,7 +413,7 @@ static int try_decide(MPIR_Comm * comm, instance_t * in)
      * until everyone awaited has contributed */
     int took_over = in->own_rank != 0;
     for (int r = 0; r < (int) in->size; r++)
-        if (member_alive(comm, r) && (!in_set(in->contributed, r) ||
+        if (member_alive(in, r) && (!in_set(in->contributed, r) ||
                                       (took_over && r != in->own_rank &&
                                        !in_set(in->answered, r))))
             return 0;
@@ -352,19 +430,22 @@ static int try_decide(MPIR_Comm * comm, instance_t * in)
     adopt(in, in->flag_and, raise, absent);
     MPL_free(absent);
     MPIR_FTMPI_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
-                     (unsigned) in->flag, in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
+                     (unsigned) in->flag[0], in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
+    if (in->high_group < (int) in->size)
+        MPIR_FTMPI_TRACE("agree %#x/%u: decided the high group's flag %#x", in->context_id,
+                         in->seq, (unsigned) in->flag[1]);
     return 1;
 }
 
 /* Passes the decision on: down the tree, and to every member that sent
  * CONTRIB directly (all of them, for a coordinator off the tree). */
-static void pass_on(MPIR_Comm * comm, instance_t * in)
+static void pass_on(instance_t * in)
 {
-    int me = comm->rank;
+    int me = in->own_rank;
     for (int r = 0; r < (int) in->size; r++) {
         int child = r != 0 && tree_parent(r) == me;
         if ((child || in_set(in->asked, r)) && r != me && !in_set(in->absent, r))
-            send_msg(MPID_FT_comm_pid(comm, r), MSG_DECIDE, in, 0);
+            send_msg(in->pids[r], MSG_DECIDE, in, 0);
     }
 }
 
@@ -374,31 +455,32 @@ static void pass_on(MPIR_Comm * comm, instance_t * in)
 static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
 {
     int mpi_errno = MPI_SUCCESS;
-    uint32_t seq = MPID_FT_comm_next_agreement(comm);
-    int n = comm->local_size, me = comm->rank;
+    uint32_t seq = MPID_FT_comm_next_agreement(comm), key = agreement_key(comm);
+    int n = num_members(comm), me;
     instance_t *in;
 
-    MPIR_ERR_CHKANDJUMP1(comm->comm_kind == MPIR_COMM_KIND__INTERCOMM, mpi_errno, MPI_ERR_COMM,
-                         "**ulfm_intercomm", "**ulfm_intercomm %s", "agreement");
-    forget_older(comm->context_id, seq);
-    in = instance(comm->context_id, seq, n, 1);
+    forget_older(key, seq);
+    in = instance(key, seq, n, 1);
     MPIR_ERR_CHKANDJUMP(in == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    mpi_errno = members_of(comm, n, in);
+    MPIR_ERR_CHECK(mpi_errno);
     in->entered = 1;
-    in->own_rank = me;
-    in->own_pid = MPID_FT_comm_pid(comm, me);
-    in->parent_pid = me == 0 ? -1 : MPID_FT_comm_pid(comm, tree_parent(me));
+    me = in->own_rank;
+    in->parent_pid = me == 0 ? -1 : in->pids[tree_parent(me)];
     /* a communicator with a known failure has holes in its tree */
     in->failures_seen = MPID_FT_failure_count();
-    in->in_tree = !any_member_failed(comm);
+    in->in_tree = !any_member_failed(in);
 
     size_t bytes = set_bytes(n);
     uint8_t *own = MPL_calloc(2, bytes, MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(own == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     add_to_set(own, me);
     for (int r = 0; r < n; r++)
-        if (MPID_FT_comm_acked(comm, r))
+        if (acknowledged(comm, r))
             add_to_set(own + bytes, r);
-    add_contribution(in, own, flag, own + bytes);
+    int32_t own_flags[2] = { ~0, ~0 };
+    own_flags[me >= in->high_group] = flag;
+    add_contribution(in, own, own_flags, own + bytes);
     MPL_free(own);
     if (in->queried) {
         /* a coordinator that took over asked before this process entered */
@@ -407,10 +489,10 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
     }
 
     ag->comm = comm;
-    ag->context_id = comm->context_id;
+    ag->context_id = key;
     ag->seq = seq;
     ag->coordinator = -1;
-    MPIR_FTMPI_TRACE("agree %#x/%u: enter with flag %#x%s", comm->context_id, seq,
+    MPIR_FTMPI_TRACE("agree %#x/%u: enter with flag %#x%s", key, seq,
                      (unsigned) flag, in->in_tree ? " (tree)" : "");
   fn_exit:
     return mpi_errno;
@@ -422,8 +504,7 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
  * alive, which decides. */
 static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
 {
-    MPIR_Comm *comm = ag->comm;
-    int me = comm->rank, c = lowest_alive(comm);
+    int me = in->own_rank, c = lowest_alive(in);
 
     if (c != ag->coordinator) {
         ag->coordinator = c;
@@ -435,31 +516,30 @@ static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
                                  ag->context_id, ag->seq);
                 for (int r = 0; r < (int) in->size; r++)
                     if (r != me)
-                        send_msg(MPID_FT_comm_pid(comm, r), MSG_QUERY, in, 0);
+                        send_msg(in->pids[r], MSG_QUERY, in, 0);
             }
-        } else if (in->coordinator_pid != MPID_FT_comm_pid(comm, c) &&
+        } else if (in->coordinator_pid != in->pids[c] &&
                    !(in->queried && MPID_FT_proc_state(in->coordinator_pid) == MPID_FT_PROC_ALIVE)) {
             /* (one that answered a QUERY keeps that coordinator while it lives: a
              * lower rank's failure may not be known here yet) */
-            in->coordinator_pid = MPID_FT_comm_pid(comm, c);
+            in->coordinator_pid = in->pids[c];
             send_msg(in->coordinator_pid, MSG_CONTRIB, in, 0);
         }
     }
     if (ag->coordinator == me)
-        try_decide(comm, in);
+        try_decide(in);
 }
 
 /* The fast path: what the subtree contributed goes to the parent; the
  * root decides. */
-static void tree_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
+static void tree_step(instance_t * in)
 {
-    MPIR_Comm *comm = ag->comm;
-    int me = comm->rank;
+    int me = in->own_rank;
 
     if (in->sent_up || !subtree_complete(in, me))
         return;
     if (me == 0) {
-        try_decide(comm, in);
+        try_decide(in);
     } else {
         send_msg(in->parent_pid, MSG_CONTRIB, in, 0);
         in->sent_up = 1;
@@ -470,38 +550,41 @@ static void tree_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
  * decided, with the outcome in *flag and *outcome. */
 static int agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
-    MPIR_Comm *comm = ag->comm;
-    int n = comm->local_size;
+    int n = num_members(ag->comm);
     instance_t *in = instance(ag->context_id, ag->seq, n, 0);
 
     if (in == NULL)
         return 0;       /* cannot happen: an entered record is kept until the next agreement */
     if (!in->decided) {
         if (in->in_tree && MPID_FT_failure_count() != in->failures_seen &&
-            (in->failures_seen = MPID_FT_failure_count(), any_member_failed(comm))) {
+            (in->failures_seen = MPID_FT_failure_count(), any_member_failed(in))) {
             MPIR_FTMPI_TRACE("agree %#x/%u: a member failed, leaving the tree", ag->context_id,
                              ag->seq);
             in->in_tree = 0;
         }
         if (in->in_tree)
-            tree_step(ag, in);
+            tree_step(in);
         else
             coordinated_step(ag, in);
         if (!in->decided)
             return 0;
     }
-    pass_on(comm, in);
+    pass_on(in);
 
     /* the absent are failed processes (ULFM: acknowledging after the
      * agreement acknowledges them), whether or not this one knew yet */
     for (int r = 0; r < n; r++)
-        if (in_set(in->absent, r) && MPID_FT_proc_state(MPID_FT_comm_pid(comm, r)) ==
-            MPID_FT_PROC_ALIVE)
-            MPID_FT_failure_learned(MPID_FT_comm_pid(comm, r), "left out of an agreement");
-    *flag = in->flag;
+        if (in_set(in->absent, r) && MPID_FT_proc_state(in->pids[r]) == MPID_FT_PROC_ALIVE)
+            MPID_FT_failure_learned(in->pids[r], "left out of an agreement");
+    /* each group of an intercommunicator gets the other's AND */
+    int own_group = in->own_rank >= in->high_group;
+    *flag = in->flag[in->high_group < n ? !own_group : 0];
     outcome->raise = in->raise;
     outcome->absent = in->absent;
     outcome->seq = ag->seq;
+    outcome->group_and[0] = in->flag[0];
+    outcome->group_and[1] = in->flag[1];
+    outcome->own_group = own_group;
     return 1;
 }
 

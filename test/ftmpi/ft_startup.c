@@ -1,7 +1,8 @@
 /* A process dies before MPI_Init (argv: the rank, from the launcher's
- * PMI_RANK, and kill|exit). The others are in MPI_Init's start-up exchange,
- * which can never complete: the job must end, not hang, in every mode.
- * A process that gets past MPI_Init prints SURVIVED. */
+ * PMI_RANK, and kill|exit; -1: nobody, for FTMPI_TEST_INIT_DEATH, which
+ * kills one inside MPI_Init). The others are in MPI_Init's start-up
+ * exchange, which can never complete: the job must end, not hang, in every
+ * mode. A process that gets past MPI_Init prints SURVIVED. */
 #include "ftmpi_test.h"
 
 int main(int argc, char **argv)

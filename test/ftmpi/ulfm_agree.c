@@ -1,7 +1,7 @@
 /* ULFM agreement and shrink while a process dies at a moment of its own
  * choosing (a timer), in the middle of the loop.
  *
- *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand kill|exit agree|shrink
+ *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand kill|exit agree|shrink|interagree|intershrink
  *
  * agree: every process runs MPIX_Comm_agree over MPI_COMM_WORLD again and
  * again; the victim dies after MS milliseconds (rand: 0-300 ms), wherever
@@ -9,7 +9,12 @@
  * at the end, that every survivor saw the same sequence of flags and
  * errors (an agreement that answers differently is not one).
  * shrink: the same with MPIX_Comm_shrink; the sequence of sizes must be
- * the same everywhere and end at size - 1. */
+ * the same everywhere and end at size - 1.
+ * interagree: agree over an intercommunicator between the lower and the
+ * upper half of the ranks: each half gets the AND of the other half's
+ * flags, and both halves see the same errors. intershrink: shrink that
+ * intercommunicator; local plus remote size must follow the same sequence
+ * everywhere, and the last one must work (an intercommunicator allreduce). */
 #include "ftmpi_test.h"
 #include <mpi-ext.h>
 #include <sys/time.h>
@@ -31,10 +36,24 @@ static unsigned contribution(int rank, int round)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ft_init(&argc, &argv, 4, "VICTIM MS|rand kill|exit agree|shrink", &rank, &size);
+    ft_init(&argc, &argv, 4, "VICTIM MS|rand kill|exit agree|shrink|interagree|intershrink",
+            &rank, &size);
     int victim = atoi(argv[1]);
     how = argv[3];
-    int shrink = strcmp(argv[4], "shrink") == 0;
+    int shrink = strstr(argv[4], "shrink") != NULL;
+    /* inter...: over an intercommunicator between the halves */
+    int inter = strncmp(argv[4], "inter", 5) == 0, half = size / 2;
+    int my_half = rank >= half;
+    MPI_Comm agree_comm = MPI_COMM_WORLD;
+    if (inter) {
+        MPI_Comm local;
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, my_half, rank, &local));
+        CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, my_half ? 0 : half, 99,
+                                       &agree_comm));
+        MPI_Comm_set_errhandler(agree_comm, MPI_ERRORS_RETURN);
+        MPI_Comm_free(&local);
+    }
+    unsigned long errors_hash = 5381;   /* the same at every survivor, both halves */
     int ms = strcmp(argv[2], "rand") == 0 ? (int) ((long long) (ft_now() * 1e6) % 300) : atoi(argv[2]);
     unsigned long hash = 5381;
     int failures_seen = 0;
@@ -53,28 +72,36 @@ int main(int argc, char **argv)
             round--;    /* keep going until the victim is gone (the same at every survivor) */
         if (!shrink) {
             unsigned flag = contribution(rank, round);
-            int rc = MPIX_Comm_agree(MPI_COMM_WORLD, (int *) &flag);
+            int rc = MPIX_Comm_agree(agree_comm, (int *) &flag);
             CHECK(rc == MPI_SUCCESS || rc == MPIX_ERR_PROC_FAILED, "round %d: agree rc %d",
                   round, rc);
             for (int r = 0; r < size && r < 31; r++) {
                 if (r == victim)
                     continue;
                 unsigned bit = 1u << r;
-                CHECK((flag & bit) == (contribution(r, round) & bit),
-                      "round %d: flag %#x wrong in rank %d's bit", round, flag, r);
+                /* an intercommunicator's flag is the other half's AND */
+                unsigned want = inter && (r >= half) == my_half ? bit : contribution(r, round) & bit;
+                CHECK((flag & bit) == want, "round %d: flag %#x wrong in rank %d's bit",
+                      round, flag, r);
             }
             if (rc == MPIX_ERR_PROC_FAILED) {
                 failures_seen++;
-                MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+                MPIX_Comm_failure_ack(agree_comm);
             }
             hash = hash * 33 + flag + (rc == MPI_SUCCESS ? 0 : 7);
+            errors_hash = errors_hash * 33 + (rc == MPI_SUCCESS ? 0 : 7);
         } else {
             MPI_Comm c;
-            int rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &c), csize = -1;
+            int rc = MPIX_Comm_shrink(agree_comm, &c), csize = -1;
             CHECK(rc == MPI_SUCCESS, "round %d: shrink rc %d", round, rc);
             if (rc != MPI_SUCCESS)
                 break;
             MPI_Comm_size(c, &csize);
+            if (inter) {
+                int remote = -1;
+                MPI_Comm_remote_size(c, &remote);
+                csize += remote;
+            }
             CHECK(csize == size || csize == size - 1, "round %d: shrunk size %d", round, csize);
             hash = hash * 33 + csize;
             MPI_Comm_free(&c);
@@ -91,13 +118,35 @@ int main(int argc, char **argv)
     CHECK(ssize == size - 1, "survivors' communicator has %d processes, expected %d", ssize,
           size - 1);
     MPI_Comm_set_errhandler(survivors, MPI_ERRORS_RETURN);
-    unsigned long mine[2] = { hash, ~hash }, all[2];
-    CHECK_MPI(MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG, MPI_BAND, survivors));
-    CHECK(all[0] == hash && all[1] == ~hash, "survivors saw different answers "
-          "(hash %#lx, AND %#lx)", hash, all[0]);
+    /* (the halves of an intercommunicator get different flags) */
+    unsigned long mine[6] = { ~0ul, ~0ul, ~0ul, ~0ul, errors_hash, ~errors_hash }, all[6];
+    int group = inter ? my_half : 0;
+    mine[2 * group] = hash;
+    mine[2 * group + 1] = ~hash;
+    CHECK_MPI(MPI_Allreduce(mine, all, 6, MPI_UNSIGNED_LONG, MPI_BAND, survivors));
+    CHECK(all[2 * group] == hash && all[2 * group + 1] == ~hash, "survivors saw different "
+          "answers (hash %#lx, AND %#lx)", hash, all[2 * group]);
+    CHECK(all[4] == errors_hash && all[5] == ~errors_hash, "survivors saw different errors");
     if (!shrink)
         CHECK(failures_seen <= 1, "%d agreements raised MPIX_ERR_PROC_FAILED after "
               "acknowledgement", failures_seen);
+    if (inter) {
+        /* the shrunk intercommunicator works: each half counts the other */
+        MPI_Comm c;
+        int remote = -1, one = 1, counted = -1;
+        CHECK_MPI(MPIX_Comm_shrink(agree_comm, &c));
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        MPI_Comm_remote_size(c, &remote);
+        int victim_remote = (victim >= half) != my_half;
+        CHECK(remote == (my_half ? half : size - half) - victim_remote,
+              "shrunk intercommunicator: remote size %d", remote);
+        CHECK_MPI(MPI_Allreduce(&one, &counted, 1, MPI_INT, MPI_SUM, c));
+        CHECK(counted == remote, "intercommunicator allreduce over the shrunk one counted %d, "
+              "remote size %d", counted, remote);
+        MPI_Comm_free(&c);
+    }
     MPI_Comm_free(&survivors);
+    if (inter)
+        MPI_Comm_free(&agree_comm);
     return ft_report();
 }

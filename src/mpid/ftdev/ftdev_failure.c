@@ -179,6 +179,11 @@ void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err)
 
 static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
 {
+    /* a control message lost on the way is recovered from by the
+     * protocols' own resends; the trace says that it happened */
+    if (status != UCS_OK)
+        MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s",
+                         ((MPIDI_FTDEV_ctrl_msg_t *) user_data)->type, ucs_status_string(status));
     MPL_free(user_data);
 }
 

@@ -9,6 +9,10 @@
 #include "ftdev_impl.h"
 #include "mpidu_bc.h"
 #include "mpidu_init_shm.h"
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -21,7 +25,7 @@ cvars:
     - name        : MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD
       category    : CH4_FTDEV
       type        : int
-      default     : 64
+      default     : -1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
@@ -29,8 +33,11 @@ cvars:
         After this many consecutive polls of the network that found nothing
         to do, a waiting process yields its core (sched_yield) on every
         further idle poll, so that processes sharing a core reach each other
-        in microseconds rather than scheduler time slices. A process alone on
-        its core returns from the yield at once. 0 never yields.
+        in microseconds rather than scheduler time slices. -1 (the default)
+        yields after 64 idle polls only when this node runs more processes
+        of the job than the processes may use cores (their CPU affinity),
+        since a yield costs a process that has a core of its own a system
+        call per poll. 0 never yields.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -54,17 +61,41 @@ static void set_ucx_defaults(void)
         setenv(defaults[i][0], defaults[i][1], 0 /* keep the user's value */);
 }
 
-/* This process's fault-tolerance modes, or why they were refused, until
- * init_world compares them with everyone's. */
-static char modes_error[256];
+/* Why this process's fault-tolerance modes or ftdev settings were
+ * refused, until init_world compares them with everyone's. */
+static char settings_error[256];
 
 /* What each process publishes at start-up, in front of its worker
  * address. */
 typedef struct {
-    int32_t modes_valid;
+    int32_t settings_valid;
     MPIR_FTMPI_modes_t modes;
     MPIDI_FTDEV_hb_contact_t heartbeat;
 } business_card_t;
+
+/* A bad setting is refused like a bad mode, in one line. */
+static void check_yield_setting(char *error, size_t error_len)
+{
+    int setting = MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD;
+    if (setting < -1)
+        snprintf(error, error_len, "MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD=%d: the value "
+                 "must be -1 (yield when cores are shared), 0 (never) or a number of idle polls",
+                 setting);
+}
+
+/* The idle poll after which a waiting process yields its core; 0: never.
+ * Decided once the node's processes are known (a replacement learns its
+ * node from the survivors when it joins). */
+static unsigned polls_before_yield(void)
+{
+    int setting = MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD;
+    if (setting >= 0)
+        return setting;
+    cpu_set_t allowed;
+    long cores = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ?
+        CPU_COUNT(&allowed) : sysconf(_SC_NPROCESSORS_ONLN);
+    return (cores > 0 && MPIR_Process.local_size > cores) ? 64 : 0;
+}
 
 static void ucp_request_init_cb(void *request)
 {
@@ -83,8 +114,10 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
                          "**ftdev_toomany", "**ftdev_toomany %d %d", MPIR_Process.size,
                          MPIDI_FTDEV_MAX_PROCS);
     MPIR_ERR_CHKANDJUMP(MPIDI_global.n_vcis != 1, mpi_errno, MPI_ERR_OTHER, "**ftdev_vcis");
-    if (!MPIR_FTMPI_read_modes(modes_error, sizeof(modes_error)))
-        modes_error[0] = 0;
+    if (!MPIR_FTMPI_read_modes(settings_error, sizeof(settings_error)))
+        settings_error[0] = 0;
+    if (!settings_error[0])
+        check_yield_setting(settings_error, sizeof(settings_error));
 
     set_ucx_defaults();
     status = ucp_config_read(NULL, NULL, &config);
@@ -184,8 +217,8 @@ static void check_everyones_modes(void *table, int bc_len)
 
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
-        if (!card->modes_valid)
-            MPIR_FTMPI_exit_at_init(pid == MPIDI_FTDEV_global.my_pid ? modes_error : NULL);
+        if (!card->settings_valid)
+            MPIR_FTMPI_exit_at_init(pid == MPIDI_FTDEV_global.my_pid ? settings_error : NULL);
     }
     for (int pid = 1; pid < MPIR_Process.size; pid++) {
         const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
@@ -205,6 +238,11 @@ int MPIDI_FTDEV_init_world(void)
 
     MPIR_ERR_CHKANDJUMP(MPIR_CVAR_CH4_ROOTS_ONLY_PMI, mpi_errno, MPI_ERR_OTHER,
                         "**ftdev_rootsonly");
+    /* tests only: FTMPI_TEST_INIT_DEATH=pid dies here, past the launcher's
+     * first barrier, before the node's shared-memory ones */
+    const char *init_victim = getenv("FTMPI_TEST_INIT_DEATH");
+    if (init_victim && atoi(init_victim) == MPIR_Process.rank)
+        raise(SIGKILL);
 
     ucp_worker_params_t worker_params = {
         .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
@@ -237,8 +275,8 @@ int MPIDI_FTDEV_init_world(void)
     mpi_errno = MPIDI_FTDEV_heartbeat_open(&MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank]);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPIDI_FTDEV_global.is_replacement) {
-        if (modes_error[0])
-            MPIR_FTMPI_exit_at_init(modes_error);
+        if (settings_error[0])
+            MPIR_FTMPI_exit_at_init(settings_error);
         mpi_errno = MPIDI_FTDEV_rejoin();
         goto fn_exit;
     }
@@ -246,7 +284,7 @@ int MPIDI_FTDEV_init_world(void)
     size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.address_len;
     business_card_t *card = MPL_malloc(card_len, MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    card->modes_valid = modes_error[0] == 0;
+    card->settings_valid = settings_error[0] == 0;
     card->modes = MPIR_FTMPI_modes;
     card->heartbeat = MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank];
     memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
@@ -281,7 +319,22 @@ int MPIDI_FTDEV_init_world(void)
 
 int MPIDI_FTDEV_post_init(void)
 {
-    return MPIDI_FTDEV_heartbeat_start();
+    int mpi_errno = MPI_SUCCESS;
+    char key[32];
+
+    MPIDI_FTDEV_global.polls_before_yield = polls_before_yield();
+    /* Until every process of its node has said this, the launcher ends the
+     * job at a death (hydra-end-job-on-startup-death): the others may be
+     * waiting for the dead one in a barrier of MPI_Init. */
+    snprintf(key, sizeof(key), "ftmpi-init-done-%d", MPIR_Process.rank);
+    mpi_errno = MPIR_pmi_kvs_put(key, "1");
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIDI_FTDEV_heartbeat_start();
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 /* Finalize without a PMI barrier, which would wait forever for a dead

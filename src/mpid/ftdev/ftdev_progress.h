@@ -17,8 +17,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
         return MPI_SUCCESS;
     if (ucp_worker_progress(MPIDI_FTDEV_global.worker)) {
         MPIDI_FTDEV_global.idle_polls = 0;
-    } else if (++MPIDI_FTDEV_global.idle_polls > MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD &&
-               MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD > 0) {
+    } else if (MPIDI_FTDEV_global.polls_before_yield &&
+               ++MPIDI_FTDEV_global.idle_polls > MPIDI_FTDEV_global.polls_before_yield) {
         sched_yield();
     }
     /* the launcher's failure notice (SIGUSR1) is otherwise read only by

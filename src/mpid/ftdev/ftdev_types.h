@@ -77,6 +77,7 @@ typedef struct {
     uint64_t doomed_epoch_bits; /* the epoch of the last failure, whose messages the
                                  * recovery from it drops */
     unsigned idle_polls;        /* consecutive progress calls that found nothing */
+    unsigned polls_before_yield;        /* 0: a waiting process never yields its core */
     int sends_in_flight;        /* point-to-point sends UCX has not finished */
 
     /* Requests UCX still owns, by the peer they involve; receives from

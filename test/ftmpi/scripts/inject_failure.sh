@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpiexec -inject-failure (and MPIEXEC_INJECT_FAILURE): a bad specification
 # is refused with one line before anything is launched; kills land at the
-# times asked (counted from the end of MPI_Init's start-up exchange) with
+# times asked (counted from the end of every process's MPI_Init) with
 # the signal asked, and each is printed; the random mode prints what it
 # drew and draws the same kills again for the same seed (and a run replays
 # from the printed list); a REBUILD replacement is not the target of a

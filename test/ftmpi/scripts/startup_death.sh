@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# A process that dies before MPI_Init leaves the others waiting in its
-# start-up exchange: the job must end at once with a nonzero status and a
-# line naming the rank, in the default mode and in the fault-tolerant ones
-# (which can only keep survivors once every process is past MPI_Init).
+# A process that dies before MPI_Init, or inside it, leaves the others
+# waiting in its barriers: the job must end at once with a nonzero status
+# and a line naming the rank, in the default mode and in the fault-tolerant
+# ones (which can only keep survivors once every process is past MPI_Init).
+# "init" dies inside MPI_Init (FTMPI_TEST_INIT_DEATH) after the first PMI
+# barrier, before the node's shared-memory ones, where the others used to
+# spin for ever.
 set -u
 . "$(dirname "$0")/common.bash"
 build ft_startup || exit 1
 fail=0
 for mode in abort shrink blank; do
-    for how in kill exit; do
+    for how in kill exit init; do
         start=$(date +%s.%N)
-        out=$(FTMPI_COMM_MODE=$mode timeout -k 5 30 "$prefix/bin/mpiexec" -n 4 "$bin/ft_startup" 1 "$how" 2>&1 </dev/null)
+        if [ $how = init ]; then
+            set -- env FTMPI_TEST_INIT_DEATH=1 "$prefix/bin/mpiexec" -n 4 "$bin/ft_startup" -1 kill
+        else
+            set -- "$prefix/bin/mpiexec" -n 4 "$bin/ft_startup" 1 "$how"
+        fi
+        out=$(FTMPI_COMM_MODE=$mode timeout -k 5 30 "$@" 2>&1 </dev/null)
         rc=$?
         took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
         if [ $rc = 0 ] || [ $rc = 124 ] || [ $rc = 137 ]; then
