@@ -10,6 +10,11 @@ set -u
 . "$(dirname "$0")/common.bash"
 build idle_wait || exit 1
 fail=0
+command -v strace >/dev/null || { echo "strace is not installed (make deps installs it)"; exit 1; }
+if ! strace -f -qq -o /dev/null true 2>/dev/null; then
+    echo "skipped: strace cannot trace processes here (ptrace not permitted)"
+    exit 0
+fi
 
 yields() { # CPU-LIST [VAR=value...]: sched_yield calls of a 2-process job
     local cpus=$1 log=$bin/yield_when_shared.$$
