@@ -41,6 +41,12 @@ struct MPIR_Request;
 int MPIR_ULFM_agree(struct MPIR_Comm *comm, int *flag, MPIR_ULFM_outcome_t * outcome);
 int MPIR_ULFM_iagree(struct MPIR_Comm *comm, int *flag, struct MPIR_Request **request);
 
+/* An agreement over an intercommunicator numbers the members of both
+ * groups, the low group's first, alike on both sides: the number of the
+ * first member of comm's local group (remote = 0) or of its remote group
+ * (0 for an intracommunicator's own group). */
+int MPIR_ULFM_first_member(struct MPIR_Comm *comm, int remote);
+
 /* MPIX_Comm_agree and MPIX_Comm_shrink (ulfm_comm.c). */
 int MPIR_ULFM_comm_agree(struct MPIR_Comm *comm, int *flag);
 int MPIR_ULFM_comm_shrink(struct MPIR_Comm *comm, struct MPIR_Comm **newcomm);

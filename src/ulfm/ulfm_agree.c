@@ -344,6 +344,13 @@ static uint32_t agreement_key(MPIR_Comm * comm)
     return comm->is_low_group ? own | remote << 16 : remote | own << 16;
 }
 
+int MPIR_ULFM_first_member(MPIR_Comm * comm, int remote)
+{
+    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM || remote == !comm->is_low_group)
+        return 0;
+    return comm->is_low_group ? comm->local_size : comm->remote_size;
+}
+
 static int num_members(MPIR_Comm * comm)
 {
     return comm->local_size + (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM ? comm->remote_size : 0);
@@ -353,7 +360,8 @@ static int members_of(MPIR_Comm * comm, int size, instance_t * in)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Comm *local = comm;
-    int local_first = 0, remote_first = 0;
+    int local_first = MPIR_ULFM_first_member(comm, 0);
+    int remote_first = MPIR_ULFM_first_member(comm, 1);
 
     in->pids = MPL_malloc(size * sizeof(int), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(in->pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -364,9 +372,7 @@ static int members_of(MPIR_Comm * comm, int size, instance_t * in)
             MPIR_ERR_CHECK(mpi_errno);
         }
         local = comm->local_comm;
-        in->high_group = comm->is_low_group ? comm->local_size : comm->remote_size;
-        local_first = comm->is_low_group ? 0 : comm->remote_size;
-        remote_first = comm->is_low_group ? comm->local_size : 0;
+        in->high_group = MPL_MAX(local_first, remote_first);
         for (int r = 0; r < comm->remote_size; r++)
             in->pids[remote_first + r] = MPID_FT_comm_pid(comm, r);
     }
@@ -389,7 +395,7 @@ static int acknowledged(MPIR_Comm * comm, int r)
 {
     if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
         return MPID_FT_comm_acked(comm, r);
-    int remote_first = comm->is_low_group ? comm->local_size : 0;
+    int remote_first = MPIR_ULFM_first_member(comm, 1);
     if (r < remote_first || r >= remote_first + comm->remote_size)
         return 1;
     return MPID_FT_comm_acked(comm, r - remote_first);

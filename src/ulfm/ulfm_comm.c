@@ -130,8 +130,8 @@ static int shrink_intercomm(MPIR_Comm * comm, MPIR_Comm ** newcomm)
     mpi_errno = MPIR_Comm_group_impl(comm->local_comm, &all);
     MPIR_ERR_CHECK(mpi_errno);
     MPID_FT_comm_shrinking(comm->local_comm, 1);
-    int local_first = comm->is_low_group ? 0 : comm->remote_size;
-    int remote_first = comm->is_low_group ? comm->local_size : 0;
+    int local_first = MPIR_ULFM_first_member(comm, 0);
+    int remote_first = MPIR_ULFM_first_member(comm, 1);
     for (;;) {
         MPIR_ULFM_outcome_t outcome;
         MPIR_Group *group = NULL;
