@@ -23,6 +23,7 @@ typedef struct {
     int32_t group_and[2];       /* intercommunicator: the AND of each group's flags, low group
                                  * first (the flag returned is the other group's) */
     int own_group;
+    const uint32_t *and_mask;   /* the AND of the bitmaps, as long as `absent` */
 } MPIR_ULFM_outcome_t;
 
 /* An agreement under way (ulfm_agree.c). */
@@ -31,6 +32,7 @@ typedef struct {
     uint32_t context_id;
     uint32_t seq;
     int coordinator;            /* the rank this process last took for coordinator */
+    int and_words;
 } MPIR_ULFM_agreement_t;
 
 /* Fault-tolerant agreement among comm's surviving members on the AND of
@@ -40,6 +42,13 @@ typedef struct {
 struct MPIR_Request;
 int MPIR_ULFM_agree(struct MPIR_Comm *comm, int *flag, MPIR_ULFM_outcome_t * outcome);
 int MPIR_ULFM_iagree(struct MPIR_Comm *comm, int *flag, struct MPIR_Request **request);
+/* One agreement in steps, also ANDing a bitmap of and_words 32-bit words
+ * (every member passes the same length): enter it; then each step moves
+ * it on with what progress delivered and returns 1 once it decided, with
+ * the outcome in *flag and *outcome. */
+int MPIR_ULFM_agree_start(struct MPIR_Comm *comm, int flag, const uint32_t * and_mask,
+                          int and_words, MPIR_ULFM_agreement_t * ag);
+int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome);
 
 /* An agreement over an intercommunicator numbers the members of both
  * groups, the low group's first, alike on both sides: the number of the
@@ -50,5 +59,9 @@ int MPIR_ULFM_first_member(struct MPIR_Comm *comm, int remote);
 /* MPIX_Comm_agree and MPIX_Comm_shrink (ulfm_comm.c). */
 int MPIR_ULFM_comm_agree(struct MPIR_Comm *comm, int *flag);
 int MPIR_ULFM_comm_shrink(struct MPIR_Comm *comm, struct MPIR_Comm **newcomm);
+/* MPIX_Comm_ishrink: the request completes in progress, with *newcomm
+ * set (MPI_COMM_NULL and the error in its status on failure). */
+int MPIR_ULFM_comm_ishrink(struct MPIR_Comm *comm, MPI_Comm * newcomm,
+                           struct MPIR_Request **request);
 
 #endif /* ULFM_H_INCLUDED */

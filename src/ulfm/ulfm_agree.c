@@ -16,9 +16,13 @@
  * reports), so a failure counts as acknowledged by all when every
  * contributor of the other group acknowledged it.
  *
+ * An agreement can also AND a bitmap of any length besides the flags
+ * (shrink's offered context ids, ulfm_comm.c); every member must ask for
+ * the same length.
+ *
  * Protocol, per agreement (communicator context id, sequence number). A
- * contribution is a set of members with the AND of their flags and of
- * their acknowledged failures; contributions merge.
+ * contribution is a set of members with the AND of their flags, of their
+ * bitmaps and of their acknowledged failures; contributions merge.
  *   - Without a failure (the fast path): contributions go up a binomial
  *     tree of the ranks, each member merging its children's into its own
  *     before passing it to its parent; rank 0, the root, decides once it
@@ -70,19 +74,24 @@ typedef struct {
     uint32_t context_id;
     uint32_t seq;
     uint32_t size;              /* members of the communicator */
+    uint32_t and_words;         /* 32-bit words of the bitmap ANDed besides the flags */
     int32_t rank;               /* the sender's rank in it */
     int32_t flag[2];            /* per group (intercommunicators: low, high): CONTRIB: the
                                  * AND of its members' flags; DECIDE: the AND */
     int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
     int32_t query_answer;       /* CONTRIB: the sender's answer to a QUERY */
     /* two sets of ranks: CONTRIB: its members, the failures all of them
-     * acknowledged; DECIDE: the non-contributors, nothing */
+     * acknowledged; DECIDE: the non-contributors, nothing; then the
+     * bitmap (CONTRIB: its members' AND; DECIDE: the AND) */
     uint8_t ranks[];
 } agree_msg_t;
+
+#define MAX_AND_WORDS 1024
 
 typedef struct instance {
     struct instance *next;
     uint32_t context_id, seq, size;
+    uint32_t and_words;
     int entered;                /* this process is in (or was in) this agreement */
     int own_rank, own_pid;      /* this process's member number, and pid */
     int *pids;                  /* once entered: each member's process id */
@@ -99,6 +108,7 @@ typedef struct instance {
     uint8_t *contributed;
     uint8_t *acked_by_all;
     int flag_and[2];
+    uint32_t *and_mask;         /* the bitmap: the AND of those held; once decided, the AND */
     uint8_t *asked;             /* members that sent CONTRIB directly, to be answered */
     /* the decision */
     int decided;
@@ -131,17 +141,20 @@ static void free_instance(instance_t * in)
     MPL_free(in->acked_by_all);
     MPL_free(in->absent);
     MPL_free(in->pids);
+    MPL_free(in->and_mask);
     MPL_free(in);
 }
 
 /* The record of agreement (context_id, seq), created when create is set;
- * NULL when it does not exist or memory ran out. */
-static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, int create)
+ * NULL when it does not exist, disagrees on the size or the bitmap's
+ * length, or memory ran out. */
+static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, uint32_t and_words,
+                            int create)
 {
     instance_t *in;
     for (in = instances; in; in = in->next)
         if (in->context_id == context_id && in->seq == seq)
-            return in->size == size ? in : NULL;
+            return in->size == size && in->and_words == and_words ? in : NULL;
     if (!create)
         return NULL;
     size_t bytes = set_bytes(size);
@@ -153,11 +166,15 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, in
     in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
     in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    if (!in->asked || !in->answered || !in->contributed || !in->acked_by_all || !in->absent) {
+    in->and_mask = MPL_malloc(and_words * sizeof(uint32_t) + 1, MPL_MEM_OTHER);
+    if (!in->asked || !in->answered || !in->contributed || !in->acked_by_all || !in->absent ||
+        !in->and_mask) {
         free_instance(in);
         return NULL;
     }
     memset(in->acked_by_all, 0xff, bytes);
+    memset(in->and_mask, 0xff, and_words * sizeof(uint32_t));
+    in->and_words = and_words;
     in->context_id = context_id;
     in->seq = seq;
     in->size = size;
@@ -187,14 +204,14 @@ static void forget_older(uint32_t context_id, uint32_t seq)
     }
 }
 
-static size_t msg_len(uint32_t size)
+static size_t msg_len(uint32_t size, uint32_t and_words)
 {
-    return sizeof(agree_msg_t) + 2 * set_bytes(size);
+    return sizeof(agree_msg_t) + 2 * set_bytes(size) + and_words * sizeof(uint32_t);
 }
 
 static void send_msg(int to_pid, int kind, const instance_t * in, int query_answer)
 {
-    size_t bytes = set_bytes(in->size), len = msg_len(in->size);
+    size_t bytes = set_bytes(in->size), len = msg_len(in->size, in->and_words);
     agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
     if (m == NULL)
         return; /* as if lost with a failure: the protocol asks again */
@@ -202,6 +219,7 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int query_answ
     m->context_id = in->context_id;
     m->seq = in->seq;
     m->size = in->size;
+    m->and_words = in->and_words;
     m->rank = in->own_rank;
     if (kind == MSG_CONTRIB) {
         memcpy(m->flag, in->flag_and, sizeof(m->flag));
@@ -213,18 +231,26 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int query_answ
         m->raise = in->raise;
         memcpy(m->ranks, in->absent, bytes);
     }
+    if (kind != MSG_QUERY)
+        memcpy(m->ranks + 2 * bytes, in->and_mask, in->and_words * sizeof(uint32_t));
     MPID_FT_send(to_pid, MPID_FT_CHANNEL_ULFM_AGREE, m, len);
     MPL_free(m);
 }
 
-/* Merges a contribution (its members, the AND of their flags and of
- * their acknowledged failures) into what this process holds. */
+/* Merges a contribution (its members, the AND of their flags, of their
+ * bitmaps (unaligned) and of their acknowledged failures) into what this
+ * process holds. */
 static void add_contribution(instance_t * in, const uint8_t * members, const int32_t * flag,
-                             const uint8_t * acked)
+                             const uint8_t * acked, const void *and_mask)
 {
     for (size_t i = 0; i < set_bytes(in->size); i++) {
         in->contributed[i] |= members[i];
         in->acked_by_all[i] &= acked[i];
+    }
+    for (uint32_t w = 0; w < in->and_words; w++) {
+        uint32_t word;
+        memcpy(&word, (const char *) and_mask + w * sizeof(word), sizeof(word));
+        in->and_mask[w] &= word;
     }
     in->flag_and[0] &= flag[0];
     in->flag_and[1] &= flag[1];
@@ -242,13 +268,17 @@ static int subtree_end(int r, int n)
     return r == 0 || r + (r & -r) > n ? n : r + (r & -r);
 }
 
-static void adopt(instance_t * in, const int32_t * flag, int raise, const uint8_t * absent)
+/* The decision; its bitmap (unaligned) is the AND held when NULL. */
+static void adopt(instance_t * in, const int32_t * flag, int raise, const uint8_t * absent,
+                  const void *and_mask)
 {
     in->decided = 1;
     in->flag[0] = flag[0];
     in->flag[1] = flag[1];
     in->raise = raise;
     memcpy(in->absent, absent, set_bytes(in->size));
+    if (and_mask)
+        memcpy(in->and_mask, and_mask, in->and_words * sizeof(uint32_t));
 }
 
 static void agree_message(int from, const void *buf, size_t len)
@@ -256,16 +286,17 @@ static void agree_message(int from, const void *buf, size_t len)
     const agree_msg_t *m = buf;
 
     if (len < sizeof(*m) || m->size == 0 || m->size > (uint32_t) MPIR_Process.size ||
-        len != msg_len(m->size) || m->kind < MSG_CONTRIB || m->kind > MSG_QUERY ||
+        m->and_words > MAX_AND_WORDS || len != msg_len(m->size, m->and_words) ||
+        m->kind < MSG_CONTRIB || m->kind > MSG_QUERY ||
         m->rank < 0 || (uint32_t) m->rank >= m->size) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed agreement message from rank %d\n",
                 MPIR_Process.rank, from);
         return;
     }
-    instance_t *in = instance(m->context_id, m->seq, m->size, 1);
+    instance_t *in = instance(m->context_id, m->seq, m->size, m->and_words, 1);
     if (in == NULL) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped an agreement message from rank %d "
-                "(no memory, or it disagrees on the communicator's size)\n",
+                "(no memory, or it disagrees on the communicator's size or the call)\n",
                 MPIR_Process.rank, from);
         return;
     }
@@ -278,7 +309,8 @@ static void agree_message(int from, const void *buf, size_t len)
             if (in->decided) {
                 send_msg(from, MSG_DECIDE, in, 0);
             } else {
-                add_contribution(in, m->ranks, m->flag, m->ranks + set_bytes(m->size));
+                add_contribution(in, m->ranks, m->flag, m->ranks + set_bytes(m->size),
+                                 m->ranks + 2 * set_bytes(m->size));
                 add_to_set(in->asked, m->rank);
                 if (m->query_answer)
                     add_to_set(in->answered, m->rank);
@@ -301,7 +333,7 @@ static void agree_message(int from, const void *buf, size_t len)
             if (!in->decided && (from == in->coordinator_pid ||
                                  (from == in->parent_pid && !in->queried) ||
                                  (in->entered && in->coordinator_pid == in->own_pid)))
-                adopt(in, m->flag, m->raise, m->ranks);
+                adopt(in, m->flag, m->raise, m->ranks, m->ranks + 2 * set_bytes(m->size));
             break;
     }
 }
@@ -433,7 +465,7 @@ static int try_decide(instance_t * in)
         add_to_set(absent, r);
         raise |= !in_set(in->acked_by_all, r);
     }
-    adopt(in, in->flag_and, raise, absent);
+    adopt(in, in->flag_and, raise, absent, NULL);
     MPL_free(absent);
     MPIR_FTMPI_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
                      (unsigned) in->flag[0], in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
@@ -457,17 +489,20 @@ static void pass_on(instance_t * in)
 
 /* ---- one agreement, in steps ----------------------------------------------------- */
 
-/* Enters agreement over comm with `flag`. */
-static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
+int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask, int and_words,
+                          MPIR_ULFM_agreement_t * ag)
 {
     int mpi_errno = MPI_SUCCESS;
     uint32_t seq = MPID_FT_comm_next_agreement(comm), key = agreement_key(comm);
     int n = num_members(comm), me;
     instance_t *in;
 
+    MPIR_Assert(and_words >= 0 && and_words <= MAX_AND_WORDS);
     forget_older(key, seq);
-    in = instance(key, seq, n, 1);
-    MPIR_ERR_CHKANDJUMP(in == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    in = instance(key, seq, n, and_words, 1);
+    /* (a record made by others' messages with another bitmap length: they
+     * called another operation than this one, or memory ran out) */
+    MPIR_ERR_CHKANDJUMP(in == NULL, mpi_errno, MPI_ERR_OTHER, "**ulfm_mismatch");
     mpi_errno = members_of(comm, n, in);
     MPIR_ERR_CHECK(mpi_errno);
     in->entered = 1;
@@ -486,7 +521,7 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
             add_to_set(own + bytes, r);
     int32_t own_flags[2] = { ~0, ~0 };
     own_flags[me >= in->high_group] = flag;
-    add_contribution(in, own, own_flags, own + bytes);
+    add_contribution(in, own, own_flags, own + bytes, and_mask);
     MPL_free(own);
     if (in->queried) {
         /* a coordinator that took over asked before this process entered */
@@ -498,6 +533,7 @@ static int agree_start(MPIR_Comm * comm, int flag, MPIR_ULFM_agreement_t * ag)
     ag->context_id = key;
     ag->seq = seq;
     ag->coordinator = -1;
+    ag->and_words = and_words;
     MPIR_FTMPI_TRACE("agree %#x/%u: enter with flag %#x%s", key, seq,
                      (unsigned) flag, in->in_tree ? " (tree)" : "");
   fn_exit:
@@ -552,12 +588,10 @@ static void tree_step(instance_t * in)
     }
 }
 
-/* Moves the agreement on with what progress delivered; returns 1 once it
- * decided, with the outcome in *flag and *outcome. */
-static int agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)
+int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
     int n = num_members(ag->comm);
-    instance_t *in = instance(ag->context_id, ag->seq, n, 0);
+    instance_t *in = instance(ag->context_id, ag->seq, n, ag->and_words, 0);
 
     if (in == NULL)
         return 0;       /* cannot happen: an entered record is kept until the next agreement */
@@ -591,16 +625,17 @@ static int agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t
     outcome->group_and[0] = in->flag[0];
     outcome->group_and[1] = in->flag[1];
     outcome->own_group = own_group;
+    outcome->and_mask = in->and_mask;
     return 1;
 }
 
 int MPIR_ULFM_agree(MPIR_Comm * comm, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
     MPIR_ULFM_agreement_t ag;
-    int mpi_errno = agree_start(comm, *flag, &ag);
+    int mpi_errno = MPIR_ULFM_agree_start(comm, *flag, NULL, 0, &ag);
 
     if (mpi_errno == MPI_SUCCESS)
-        while (!agree_step(&ag, flag, outcome))
+        while (!MPIR_ULFM_agree_step(&ag, flag, outcome))
             MPID_Progress_test(NULL);
     return mpi_errno;
 }
@@ -624,7 +659,7 @@ static int iagree_progress(int *made_progress)
         iagree_t *op = *p;
         MPIR_ULFM_outcome_t outcome;
         int flag;
-        if (!agree_step(&op->ag, &flag, &outcome)) {
+        if (!MPIR_ULFM_agree_step(&op->ag, &flag, &outcome)) {
             p = &op->next;
             continue;
         }
@@ -654,7 +689,7 @@ int MPIR_ULFM_iagree(MPIR_Comm * comm, int *flag, MPIR_Request ** request)
         mpi_errno = MPIR_Progress_hook_register(iagree_progress, &iagree_hook);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    mpi_errno = agree_start(comm, *flag, &op->ag);
+    mpi_errno = MPIR_ULFM_agree_start(comm, *flag, NULL, 0, &op->ag);
     MPIR_ERR_CHECK(mpi_errno);
     op->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
     MPIR_ERR_CHKANDJUMP(op->req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");

@@ -81,20 +81,6 @@ int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked)
     goto fn_exit;
 }
 
-/* MPIX_Comm_ishrink runs the shrink to its end in the call (its new
- * communicator is made by blocking MPICH code) and hands back a complete
- * request carrying its error: correct results and errors, but no overlap
- * with computation. */
-static int complete_request(int errcode, MPI_Request * request)
-{
-    MPIR_Request *req = MPIR_Request_create_complete(MPIR_REQUEST_KIND__COLL);
-    if (req == NULL)
-        return MPI_ERR_NO_MEM;
-    req->status.MPI_ERROR = errcode;
-    *request = req->handle;
-    return MPI_SUCCESS;
-}
-
 int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request * request)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -123,7 +109,7 @@ int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request * request)
 int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIR_Comm *comm_ptr = NULL, *new_ptr = NULL;
+    MPIR_Comm *comm_ptr = NULL;
 
     MPIR_ERRTEST_INITIALIZED_ORDIE();
     MPID_THREAD_CS_ENTER(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
@@ -132,11 +118,11 @@ int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request)
     MPIR_ERRTEST_ARGNULL(newcomm, "newcomm", mpi_errno);
     MPIR_ERRTEST_ARGNULL(request, "request", mpi_errno);
     *newcomm = MPI_COMM_NULL;
-    int shrunk = MPIR_ULFM_comm_shrink(comm_ptr, &new_ptr);
-    if (new_ptr)
-        MPIR_OBJ_PUBLISH_HANDLE(*newcomm, new_ptr->handle);
-    mpi_errno = complete_request(MPIR_FTMPI_code_for_user(comm_ptr, shrunk), request);
+    *request = MPI_REQUEST_NULL;
+    MPIR_Request *req = NULL;
+    mpi_errno = MPIR_ULFM_comm_ishrink(comm_ptr, newcomm, &req);
     MPIR_ERR_CHECK(mpi_errno);
+    MPIR_OBJ_PUBLISH_HANDLE(*request, req->handle);
 
   fn_exit:
     MPID_THREAD_CS_EXIT(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);

@@ -1,19 +1,21 @@
 /*
  * FT-MPICH: ULFM on the device's fault-tolerance services (mpid_ft.h).
  *
- * MPIX_Comm_agree and MPIX_Comm_shrink on the fault-tolerant agreement
- * (ulfm_agree.c). Shrink agrees on who is gone, creates the communicator
- * of the others over the old one (revoked or not), and agrees on whether
- * that worked everywhere; a failure in between makes it start over
- * without the newly failed. Each round either succeeds or has one more
- * failure to leave out, so it ends.
+ * MPIX_Comm_agree and MPIX_Comm_shrink (blocking and not) on the
+ * fault-tolerant agreement (ulfm_agree.c).
  *
- * An intercommunicator shrinks the same way, with its agreement over both
- * groups: each group allocates the new receive context id among its
- * survivors over its local communicator, and the second agreement, whose
- * flag each group gets from the other, carries those ids across (every
- * survivor of a group contributes the same id, or 0 where allocation
- * failed), so no leader has to exchange anything.
+ * A shrink is one agreement. Besides its flag it ANDs the context ids
+ * every member offers (free ids, reserved meanwhile), so its decision
+ * gives every survivor the same members (those not absent) and the same
+ * free ids: the lowest is the new intracommunicator's context id; an
+ * intercommunicator's low group receives on the lowest, its high group on
+ * the next. Each process keeps its own id and gives the rest back, and
+ * builds the communicator without another message: nothing runs over the
+ * old communicator, so a failure cannot leave the survivors with
+ * different results, and the nonblocking form is the same steps driven by
+ * progress. Should the offers have no id in common (processes that
+ * created communicators in different orders), the next round offers
+ * twice as many, up to every free id.
  */
 
 #include "mpiimpl.h"
@@ -48,34 +50,6 @@ static int survivors(const uint8_t * absent, int first, int size, int *ranks)
             ranks[n++] = r;
     return n;
 }
-
-/* The members of intracommunicator comm that are not in `absent`. */
-static int survivors_group(MPIR_Comm * comm, const uint8_t * absent, MPIR_Group ** group)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int *ranks = MPL_malloc(comm->local_size * sizeof(int), MPL_MEM_OTHER);
-    MPIR_Group *all = NULL;
-
-    MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    int n = survivors(absent, 0, comm->local_size, ranks);
-    mpi_errno = MPIR_Comm_group_impl(comm, &all);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_Group_incl_impl(all, n, ranks, group);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    if (all)
-        MPIR_Group_release(all);
-    MPL_free(ranks);
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-#define SHRINK_ROUNDS_PER_MEMBER 2
-/* tags above MPICH's own internal ones, below the bits ch4 reserves */
-#define SHRINK_TAG_STRIDE 64
-#define SHRINK_TAGS 1024
 
 /* An intercommunicator of the survivors, from the ids both groups
  * allocated: `local` and `remote` are the survivors' ranks in comm's
@@ -115,127 +89,226 @@ static int build_intercomm(MPIR_Comm * comm, int *local, int nlocal, int *remote
     goto fn_exit;
 }
 
-static int shrink_intercomm(MPIR_Comm * comm, MPIR_Comm ** newcomm)
+/* An intracommunicator of the survivors `ranks` of comm, with context id `id`. */
+static int build_intracomm(MPIR_Comm * comm, int *ranks, int n, MPIR_Context_id_t id,
+                           MPIR_Comm ** newcomm)
 {
-    int mpi_errno = MPI_SUCCESS, rounds = 0;
-    int *local = MPL_malloc(comm->local_size * sizeof(int), MPL_MEM_OTHER);
-    int *remote = MPL_malloc(comm->remote_size * sizeof(int), MPL_MEM_OTHER);
-    MPIR_Group *all = NULL;
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *c = NULL;
 
-    MPIR_ERR_CHKANDJUMP(local == NULL || remote == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (comm->local_comm == NULL) {
-        mpi_errno = MPII_Setup_intercomm_localcomm(comm);
+    mpi_errno = MPIR_Comm_create(&c);
+    if (mpi_errno != MPI_SUCCESS) {
+        MPIR_Free_contextid(id);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    mpi_errno = MPIR_Comm_group_impl(comm->local_comm, &all);
+    c->comm_kind = MPIR_COMM_KIND__INTRACOMM;
+    c->context_id = c->recvcontext_id = id;
+    c->local_size = c->remote_size = n;
+    c->rank = -1;
+    for (int i = 0; i < n; i++)
+        if (ranks[i] == comm->rank)
+            c->rank = i;
+    c->tainted = comm->tainted;
+    mpi_errno = MPII_Comm_create_map(n, 0, ranks, NULL, comm, c);
     MPIR_ERR_CHECK(mpi_errno);
-    MPID_FT_comm_shrinking(comm->local_comm, 1);
-    int local_first = MPIR_ULFM_first_member(comm, 0);
-    int remote_first = MPIR_ULFM_first_member(comm, 1);
-    for (;;) {
-        MPIR_ULFM_outcome_t outcome;
-        MPIR_Group *group = NULL;
-        MPIR_Context_id_t id = 0;
-        int flag = 1;
-
-        mpi_errno = MPIR_ULFM_agree(comm, &flag, &outcome);
-        MPIR_ERR_CHECK(mpi_errno);
-        int nlocal = survivors(outcome.absent, local_first, comm->local_size, local);
-        int nremote = survivors(outcome.absent, remote_first, comm->remote_size, remote);
-        MPIR_FTMPI_TRACE("shrink %#x: round %d, %d + %d of %d + %d members", comm->context_id,
-                         rounds, nlocal, nremote, comm->local_size, comm->remote_size);
-
-        int tag = MPIR_SHRINK_TAG + SHRINK_TAG_STRIDE * (int) (outcome.seq % SHRINK_TAGS);
-        mpi_errno = MPIR_Group_incl_impl(all, nlocal, local, &group);
-        MPIR_ERR_CHECK(mpi_errno);
-        if (MPIR_Get_contextid_sparse_group(comm->local_comm, group, tag, &id, 0) != MPI_SUCCESS)
-            id = 0;
-        MPIR_Group_release(group);
-
-        flag = id;
-        mpi_errno = MPIR_ULFM_agree(comm, &flag, &outcome);
-        MPIR_ERR_CHECK(mpi_errno);
-        int32_t own = outcome.group_and[outcome.own_group];
-        int32_t other = outcome.group_and[!outcome.own_group];
-        if (own != 0 && other != 0 && own == id) {
-            /* no survivor in the other group: MPI_COMM_NULL, as MPI_Comm_create gives */
-            if (nremote == 0) {
-                MPIR_Free_contextid(id);
-                break;
-            }
-            mpi_errno = build_intercomm(comm, local, nlocal, remote, nremote, id,
-                                        (MPIR_Context_id_t) other, newcomm);
-            MPIR_ERR_CHECK(mpi_errno);
-            break;
-        }
-        if (id != 0)
-            MPIR_Free_contextid(id);
-        MPIR_ERR_CHKANDJUMP1(++rounds >= SHRINK_ROUNDS_PER_MEMBER * (comm->local_size +
-                                                                    comm->remote_size),
-                             mpi_errno, MPIX_ERR_PROC_FAILED, "**ulfm_shrink", "**ulfm_shrink %d",
-                             rounds);
-    }
+    mpi_errno = MPIR_Comm_commit(c);
+    MPIR_ERR_CHECK(mpi_errno);
+    *newcomm = c;
 
   fn_exit:
-    if (comm->local_comm)
-        MPID_FT_comm_shrinking(comm->local_comm, 0);
-    if (all)
-        MPIR_Group_release(all);
+    return mpi_errno;
+  fn_fail:
+    if (c)
+        MPIR_Comm_release(c);
+    goto fn_exit;
+}
+
+/* ---- shrink, in steps ---------------------------------------------------------- */
+
+#define OFFER_IDS 64
+#define OFFER_ROUNDS 6          /* 64, 128, ... 2048 ids: every one there is */
+
+typedef struct shrink_op {
+    struct shrink_op *next;
+    MPIR_Comm *comm;
+    int rounds;
+    int done;
+    int mpi_errno;
+    MPIR_Comm *newcomm;         /* NULL: MPI_COMM_NULL */
+    uint32_t offer[MPIR_MAX_CONTEXT_MASK];
+    MPIR_ULFM_agreement_t ag;
+    /* MPIX_Comm_ishrink's */
+    MPIR_Request *req;
+    MPI_Comm *user_newcomm;
+} shrink_op_t;
+
+static int shrink_round(shrink_op_t * op)
+{
+    int offered = MPIR_Context_offer(op->offer, OFFER_IDS << op->rounds);
+    MPIR_FTMPI_TRACE("shrink %#x: round %d, offers %d context ids", op->comm->context_id,
+                     op->rounds, offered);
+    int mpi_errno = MPIR_ULFM_agree_start(op->comm, 1, op->offer, MPIR_MAX_CONTEXT_MASK, &op->ag);
+    if (mpi_errno != MPI_SUCCESS)
+        MPIR_Context_return_offered(op->offer, 0);
+    return mpi_errno;
+}
+
+/* The agreement decided: the new communicator, or another round when the
+ * offers had too few ids in common. */
+static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *comm = op->comm;
+    int inter = comm->comm_kind == MPIR_COMM_KIND__INTERCOMM;
+    int local_first = MPIR_ULFM_first_member(comm, 0);
+    int remote_first = MPIR_ULFM_first_member(comm, 1);
+    MPIR_Context_id_t ids[2] = { MPIR_Context_agreed_id(outcome->and_mask, 0),
+        MPIR_Context_agreed_id(outcome->and_mask, 1)
+    };
+    int *local = NULL, *remote = NULL;
+
+    if (ids[0] == 0 || (inter && ids[1] == 0)) {
+        MPIR_Context_return_offered(op->offer, 0);
+        MPIR_ERR_CHKANDJUMP(++op->rounds >= OFFER_ROUNDS, mpi_errno, MPI_ERR_OTHER, "**ulfm_cid");
+        return shrink_round(op);
+    }
+    op->done = 1;
+    local = MPL_malloc(comm->local_size * sizeof(int), MPL_MEM_OTHER);
+    remote = MPL_malloc((inter ? comm->remote_size : 1) * sizeof(int), MPL_MEM_OTHER);
+    if (local == NULL || remote == NULL)
+        MPIR_Context_return_offered(op->offer, 0);
+    MPIR_ERR_CHKANDJUMP(local == NULL || remote == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    int nlocal = survivors(outcome->absent, local_first, comm->local_size, local);
+    int nremote = inter ? survivors(outcome->absent, remote_first, comm->remote_size, remote) : 0;
+    /* an intercommunicator's groups: the low one receives on ids[0] */
+    MPIR_Context_id_t own = inter ? ids[!comm->is_low_group] : ids[0];
+    MPIR_Context_id_t other = inter ? ids[comm->is_low_group] : ids[0];
+    int left_out = (outcome->absent[(local_first + comm->rank) / 8] >>
+                    ((local_first + comm->rank) % 8)) & 1;
+    /* no survivor in the other group: MPI_COMM_NULL, as MPI_Comm_create gives */
+    if (left_out || (inter && nremote == 0))
+        own = 0;
+    MPIR_FTMPI_TRACE("shrink %#x: decided, %d + %d of %d + %d members, context id %#x",
+                     comm->context_id, nlocal, nremote, comm->local_size,
+                     inter ? comm->remote_size : 0, (unsigned) own);
+    int kept = MPIR_Context_return_offered(op->offer, own);
+    /* a survivor's offer holds every id of the AND; one that finds its
+     * own missing was left out, as was one absent itself */
+    MPIR_ERR_CHKANDJUMP(left_out || (own != 0 && !kept), mpi_errno, MPIX_ERR_PROC_FAILED,
+                        "**ulfm_shrink");
+    if (own == 0)
+        goto fn_exit;
+    if (inter)
+        mpi_errno = build_intercomm(comm, local, nlocal, remote, nremote, own, other, &op->newcomm);
+    else
+        mpi_errno = build_intracomm(comm, local, nlocal, own, &op->newcomm);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
     MPL_free(local);
     MPL_free(remote);
     return mpi_errno;
   fn_fail:
+    op->done = 1;
     goto fn_exit;
+}
+
+/* Moves op on with what progress delivered; 1 once it ended (op->mpi_errno,
+ * op->newcomm). */
+static int shrink_step(shrink_op_t * op)
+{
+    MPIR_ULFM_outcome_t outcome;
+    int flag;
+
+    if (!op->done && MPIR_ULFM_agree_step(&op->ag, &flag, &outcome)) {
+        op->mpi_errno = shrink_decided(op, &outcome);
+        if (op->mpi_errno != MPI_SUCCESS)
+            op->done = 1;
+    }
+    return op->done;
 }
 
 int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
 {
-    int mpi_errno = MPI_SUCCESS, rounds = 0;
+    shrink_op_t op;
 
-    *newcomm = NULL;
-    /* from the first agreement on, which every member enters before any
-     * can start creating the new communicator, to the end */
-    MPID_FT_comm_shrinking(comm, 1);
-    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
-        mpi_errno = shrink_intercomm(comm, newcomm);
-        goto fn_exit;
-    }
-    for (;;) {
-        MPIR_ULFM_outcome_t outcome;
-        MPIR_Group *group = NULL;
-        int created = 1;
+    memset(&op, 0, sizeof(op));
+    op.comm = comm;
+    op.mpi_errno = shrink_round(&op);
+    if (op.mpi_errno == MPI_SUCCESS)
+        while (!shrink_step(&op))
+            MPID_Progress_test(NULL);
+    *newcomm = op.newcomm;
+    return op.mpi_errno;
+}
 
-        mpi_errno = MPIR_ULFM_agree(comm, &created, &outcome);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = survivors_group(comm, outcome.absent, &group);
-        MPIR_ERR_CHECK(mpi_errno);
-        MPIR_FTMPI_TRACE("shrink %#x: round %d, %d of %d members", comm->context_id, rounds,
-                         group->size, comm->local_size);
+/* ---- nonblocking: MPIX_Comm_ishrink ---------------------------------------------- */
 
-        /* a round of its own: what a failed round left in flight must not
-         * be taken for this one's (its tag, as the agreement's number,
-         * is the same at every member) */
-        int tag = MPIR_SHRINK_TAG + SHRINK_TAG_STRIDE * (int) (outcome.seq % SHRINK_TAGS);
-        int create_errno = MPIR_Comm_create_group_impl(comm, group, tag, newcomm);
-        MPIR_Group_release(group);
-        if (create_errno != MPI_SUCCESS)
-            *newcomm = NULL;    /* released by MPIR_Comm_create_group_impl */
-        created = *newcomm != NULL;
+static shrink_op_t *ishrinks;
+static int ishrink_hook = -1;
 
-        mpi_errno = MPIR_ULFM_agree(comm, &created, &outcome);
-        MPIR_ERR_CHECK(mpi_errno);
-        if (created)
-            break;
-        if (*newcomm) {
-            MPIR_Comm_release(*newcomm);
-            *newcomm = NULL;
+static int ishrink_progress(int *made_progress)
+{
+    static int running;
+    shrink_op_t **p = &ishrinks;
+
+    /* committing a new communicator can run progress, hence this hook */
+    if (running)
+        return MPI_SUCCESS;
+    running = 1;
+    while (*p) {
+        shrink_op_t *op = *p;
+        if (!shrink_step(op)) {
+            p = &op->next;
+            continue;
         }
-        MPIR_ERR_CHKANDJUMP1(++rounds >= SHRINK_ROUNDS_PER_MEMBER * comm->local_size, mpi_errno,
-                             MPIX_ERR_PROC_FAILED, "**ulfm_shrink", "**ulfm_shrink %d", rounds);
+        *op->user_newcomm = op->newcomm ? op->newcomm->handle : MPI_COMM_NULL;
+        if (op->mpi_errno != MPI_SUCCESS)
+            op->req->status.MPI_ERROR = MPIR_FTMPI_code_for_user(op->comm, op->mpi_errno);
+        MPIR_Comm_release(op->comm);
+        MPIR_cc_set(&op->req->cc, 0);
+        MPIR_Request_free(op->req);
+        *p = op->next;
+        MPL_free(op);
+        *made_progress = 1;
     }
+    if (ishrinks == NULL)
+        MPIR_Progress_hook_deactivate(ishrink_hook);
+    running = 0;
+    return MPI_SUCCESS;
+}
+
+int MPIR_ULFM_comm_ishrink(MPIR_Comm * comm, MPI_Comm * newcomm, MPIR_Request ** request)
+{
+    int mpi_errno = MPI_SUCCESS;
+    shrink_op_t *op = MPL_calloc(1, sizeof(*op), MPL_MEM_OTHER);
+
+    *request = NULL;
+    MPIR_ERR_CHKANDJUMP(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    if (ishrink_hook < 0) {
+        mpi_errno = MPIR_Progress_hook_register(ishrink_progress, &ishrink_hook);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    op->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
+    MPIR_ERR_CHKANDJUMP(op->req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    op->comm = comm;
+    mpi_errno = shrink_round(op);
+    if (mpi_errno != MPI_SUCCESS) {
+        MPIR_Request_free(op->req);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    /* one reference for the user, one for the shrink */
+    MPIR_Request_add_ref(op->req);
+    op->user_newcomm = newcomm;
+    MPIR_Comm_add_ref(comm);
+    op->next = ishrinks;
+    ishrinks = op;
+    MPIR_Progress_hook_activate(ishrink_hook);
+    *request = op->req;
+    op = NULL;
 
   fn_exit:
-    MPID_FT_comm_shrinking(comm, 0);
+    MPL_free(op);
     return mpi_errno;
   fn_fail:
     goto fn_exit;

@@ -1,7 +1,7 @@
 /* ULFM agreement and shrink while a process dies at a moment of its own
  * choosing (a timer), in the middle of the loop.
  *
- *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand kill|exit agree|shrink|interagree|intershrink
+ *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand kill|exit agree|shrink|ishrink|interagree|intershrink|interishrink
  *
  * agree: every process runs MPIX_Comm_agree over MPI_COMM_WORLD again and
  * again; the victim dies after MS milliseconds (rand: 0-300 ms), wherever
@@ -14,7 +14,12 @@
  * upper half of the ranks: each half gets the AND of the other half's
  * flags, and both halves see the same errors. intershrink: shrink that
  * intercommunicator; local plus remote size must follow the same sequence
- * everywhere, and the last one must work (an intercommunicator allreduce). */
+ * everywhere, and the last one must work (an intercommunicator allreduce).
+ * ishrink, interishrink: the same with MPIX_Comm_ishrink, tested until
+ * done. Every shrink mode ends by showing that MPIX_Comm_ishrink does not
+ * block: the survivors' first starts one and then receives a synchronous
+ * send that the second makes before starting its own (a shrink that ran
+ * to its end inside the call would wait for the second forever). */
 #include "ftmpi_test.h"
 #include <mpi-ext.h>
 #include <sys/time.h>
@@ -36,11 +41,12 @@ static unsigned contribution(int rank, int round)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ft_init(&argc, &argv, 4, "VICTIM MS|rand kill|exit agree|shrink|interagree|intershrink",
-            &rank, &size);
+    ft_init(&argc, &argv, 4, "VICTIM MS|rand kill|exit "
+            "agree|shrink|ishrink|interagree|intershrink|interishrink", &rank, &size);
     int victim = atoi(argv[1]);
     how = argv[3];
     int shrink = strstr(argv[4], "shrink") != NULL;
+    int nonblocking = strstr(argv[4], "ishrink") != NULL;
     /* inter...: over an intercommunicator between the halves */
     int inter = strncmp(argv[4], "inter", 5) == 0, half = size / 2;
     int my_half = rank >= half;
@@ -92,7 +98,16 @@ int main(int argc, char **argv)
             errors_hash = errors_hash * 33 + (rc == MPI_SUCCESS ? 0 : 7);
         } else {
             MPI_Comm c;
-            int rc = MPIX_Comm_shrink(agree_comm, &c), csize = -1;
+            int rc, csize = -1;
+            if (nonblocking) {
+                MPI_Request req;
+                int done = 0;
+                rc = MPIX_Comm_ishrink(agree_comm, &c, &req);
+                while (rc == MPI_SUCCESS && !done)
+                    rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            } else {
+                rc = MPIX_Comm_shrink(agree_comm, &c);
+            }
             CHECK(rc == MPI_SUCCESS, "round %d: shrink rc %d", round, rc);
             if (rc != MPI_SUCCESS)
                 break;
@@ -144,6 +159,32 @@ int main(int argc, char **argv)
         CHECK(counted == remote, "intercommunicator allreduce over the shrunk one counted %d, "
               "remote size %d", counted, remote);
         MPI_Comm_free(&c);
+    }
+    if (shrink) {
+        MPI_Comm pair, c = MPI_COMM_NULL;
+        MPI_Request req = MPI_REQUEST_NULL;
+        int srank = -1, token = 42, got = -1, csize = -1;
+        MPI_Comm_rank(survivors, &srank);
+        CHECK_MPI(MPI_Comm_dup(survivors, &pair));
+        if (srank == 0) {
+            CHECK_MPI(MPIX_Comm_ishrink(survivors, &c, &req));
+            CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 1, 5, pair, MPI_STATUS_IGNORE));
+            CHECK(got == token, "received %d, expected %d", got, token);
+        } else if (srank == 1) {
+            CHECK_MPI(MPI_Ssend(&token, 1, MPI_INT, 0, 5, pair));
+            CHECK_MPI(MPIX_Comm_ishrink(survivors, &c, &req));
+        } else {
+            CHECK_MPI(MPIX_Comm_ishrink(survivors, &c, &req));
+        }
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(c != MPI_COMM_NULL, "MPIX_Comm_ishrink gave MPI_COMM_NULL");
+        if (c != MPI_COMM_NULL) {
+            MPI_Comm_size(c, &csize);
+            CHECK(csize == ssize, "MPIX_Comm_ishrink of the survivors: size %d, expected %d",
+                  csize, ssize);
+            MPI_Comm_free(&c);
+        }
+        MPI_Comm_free(&pair);
     }
     MPI_Comm_free(&survivors);
     if (inter)

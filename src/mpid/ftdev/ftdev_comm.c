@@ -97,7 +97,6 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
     mark_context(comm->context_id, 0);
     mark_context(comm->recvcontext_id, 0);
     c->agreements = 0;
-    c->shrinking = 0;
     if (!is_builtin_world_or_self(comm)) {
         c->next = MPIDI_FTDEV_global.comms;
         if (c->next)

@@ -111,7 +111,7 @@ static int involves(MPIR_Request * req, int dead_pid)
     if (list == MPIDI_FTDEV_peer_list(dead_pid))
         return 1;
     if (coll_comm)
-        return !MPIDI_FTDEV_COMM(coll_comm).shrinking && comm_has_pid(coll_comm, dead_pid);
+        return comm_has_pid(coll_comm, dead_pid);
     /* ULFM: a wildcard receive waits; MPICH's waits report the failure
      * as pending until it is acknowledged (MPID_Comm_AS_enabled) */
     return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIR_FTMPI_ulfm() &&
@@ -181,9 +181,15 @@ static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
 {
     /* a control message lost on the way is recovered from by the
      * protocols' own resends; the trace says that it happened */
+    MPIDI_FTDEV_ctrl_msg_t *msg = user_data;
     if (status != UCS_OK)
-        MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s",
-                         ((MPIDI_FTDEV_ctrl_msg_t *) user_data)->type, ucs_status_string(status));
+        MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s", msg->type,
+                         ucs_status_string(status));
+    else if (msg->type == MPIDI_FTDEV_CTRL_ECHO_REPLY) {
+        uint32_t seq;
+        memcpy(&seq, msg + 1, sizeof(seq));
+        MPIDI_FTDEV_echo_answer_written(msg->pid, seq);
+    }
     MPL_free(user_data);
 }
 
@@ -251,13 +257,30 @@ static void bad_message(int from, const char *what)
             MPIDI_FTDEV_global.my_pid, what, from);
 }
 
+/* Tests only: FTMPI_TEST_DEAF=pid makes that process drop every control
+ * message once it learned of a death on its node, as a process whose
+ * shared-memory queue a dying sender blocked receives nothing
+ * (test/ftmpi/ft_deaf.c; see ftdev_heartbeat.c). */
+static int test_deaf;
+
+static void test_deaf_after(int dead)
+{
+    const char *deaf = getenv("FTMPI_TEST_DEAF");
+    if (deaf && atoi(deaf) == MPIDI_FTDEV_global.my_pid && MPIR_Process.node_map &&
+        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid])
+        test_deaf = 1;
+}
+
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param)
 {
     MPIDI_FTDEV_ctrl_msg_t msg;
+    uint32_t seq;
     char how[64];
 
+    if (unlikely(test_deaf))
+        return UCS_OK;
     if (length < sizeof(msg)) {
         bad_message(-1, "truncated control message");
         return UCS_OK;
@@ -291,6 +314,15 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
             break;
         case MPIDI_FTDEV_CTRL_REVOKE:
             MPIDI_FTDEV_revoke_received((uint32_t) msg.pid);
+            break;
+        case MPIDI_FTDEV_CTRL_ECHO:
+        case MPIDI_FTDEV_CTRL_ECHO_REPLY:
+            if (length != sizeof(msg) + sizeof(seq)) {
+                bad_message(msg.from, "echo message of the wrong length");
+                break;
+            }
+            memcpy(&seq, (const char *) data + sizeof(msg), sizeof(seq));
+            MPIDI_FTDEV_echo_received(msg.from, msg.type, seq);
             break;
         default:
             bad_message(msg.from, "control message of an unknown type");
@@ -375,6 +407,8 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     fail_tracked(ends_now, pid, MPI_SUCCESS);
     MPIDI_FTDEV_wake_waits();
     close_ep(pid);
+    test_deaf_after(pid);
+    MPIDI_FTDEV_echo_start(pid);
 }
 
 /* "3,5" from the launcher: ranks of the processes it started with the job.
@@ -402,7 +436,7 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
-    if (comm && unlikely(comm->revoked) && !MPIDI_FTDEV_COMM(comm).shrinking)
+    if (comm && unlikely(comm->revoked))
         return MPIDI_FTDEV_revoked_error();
     if (av) {
         switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
@@ -432,6 +466,7 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 
 int MPIDI_FTDEV_progress_checks(void)
 {
+    MPIDI_FTDEV_echo_progress();
     if (MPIDI_global.sigusr1_count != MPIDI_global.my_sigusr1_count) {
         MPIDI_global.my_sigusr1_count = MPIDI_global.sigusr1_count;
         int err = MPIDI_check_for_failed_procs();
@@ -454,7 +489,7 @@ int MPIDI_FTDEV_progress_checks(void)
     /* the senders of what nobody can receive any more wait for it to be
      * taken; IGNORE mode has such messages for as long as it runs */
     int stale = MPIDI_FTDEV_drain_stale(pending);
-    if (!pending && !stale)
+    if (!pending && !stale && !MPIDI_FTDEV_echo_under_way())
         MPIDI_FTDEV_global.progress_checks = 0;
     return MPI_SUCCESS;
 }
@@ -487,8 +522,6 @@ int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)
 {
     if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
         return MPIR_FTMPI_failure_error(-1);
-    if (MPIDI_FTDEV_COMM(comm).shrinking)
-        return MPI_SUCCESS;
     if (comm->revoked)
         return MPIDI_FTDEV_revoked_error();
 

@@ -36,6 +36,17 @@ void MPIDI_FTDEV_heartbeat_stop(void);
 void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
 
+/* The check that this process still receives after a death on its node
+ * (ftdev_heartbeat.c): started by the failure of process `dead`; an echo
+ * request or answer (check number `seq`) received from `from`; an answer
+ * to `to` handed to the transport; progress's part (each call counts as
+ * one that polled UCX); and whether a check is under way. */
+void MPIDI_FTDEV_echo_start(int dead);
+void MPIDI_FTDEV_echo_received(int from, int type, uint32_t seq);
+void MPIDI_FTDEV_echo_answer_written(int to, uint32_t seq);
+void MPIDI_FTDEV_echo_progress(void);
+int MPIDI_FTDEV_echo_under_way(void);
+
 /* UCX's error lines about peers that just died (ftdev_ucx_log.c): held
  * back from MPI_Init in fault-tolerant jobs, and printed at MPI_Finalize
  * only if no failure explains them. */

@@ -14,6 +14,10 @@
  * declared failed and ends itself (a watcher on another node cannot kill
  * it).
  *
+ * The same threads back the check that a process still receives after a
+ * death on its node (below): a process can run and beat and yet receive
+ * nothing.
+ *
  * The thread works on its own UDP socket with plain system calls, so that
  * beats go out while the application computes and touches nothing of MPI's;
  * it only reads ftdev's view of who is alive. Off in ABORT mode (a failure
@@ -68,14 +72,15 @@ cvars:
 
 #define HB_MAGIC 0x46544842     /* "FTHB" */
 
-enum { HB_BEAT = 1, HB_PROBE, HB_FAILED };
+enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE };
 
 typedef struct {
     uint32_t magic;
     uint32_t kind;
     int32_t from;               /* sender's process id */
     int32_t from_ospid;         /* the sender's operating-system process id */
-    int32_t about;              /* HB_FAILED: the process declared failed */
+    int32_t about;              /* HB_FAILED: the process declared failed; HB_ECHO_ASK: a
+                                 * check number; HB_ECHO_STATE: the last check answered */
 } hb_msg_t;
 
 static struct {
@@ -199,6 +204,175 @@ static void declare_failed(int pid)
             send_to(p, HB_FAILED, pid);
 }
 
+/* ---- a process that receives nothing --------------------------------------
+ * UCX's shared-memory transport hands a message over through a queue the
+ * sender writes in place: a sender killed between taking a slot and
+ * filling it leaves the slot unfinished, and the reader waits on it
+ * forever. From then on the reader receives nothing over shared memory,
+ * though it runs, sends and beats, and whoever waits for it hangs (soak
+ * runs hung so, in recovery and in plain point-to-point). So after every
+ * death on its node a process checks that it still receives: it sends an
+ * echo request to a live process of its node, which answers. An answer
+ * proves it receives; a missing one proves nothing by itself (the peer may
+ * not call MPI for a while), so the heartbeat threads ask each other over
+ * UDP whether the answer went out. Once it did, and the main thread kept
+ * polling UCX for a heartbeat timeout without receiving it, the process
+ * knows it is deaf, says so and ends, and the others recover from its
+ * death like from any other. Nothing of this runs while nobody fails. */
+
+#define ECHO_MIN_POLLS 100      /* progress calls that must have found nothing */
+#define ECHO_PEER_PATIENCE 4    /* heartbeat timeouts before asking another peer */
+
+static struct {
+    /* the main thread's; the heartbeat thread reads them */
+    uint32_t seq;               /* the last check started; 0: none */
+    uint32_t heard;             /* the last check answered */
+    int peer;                   /* the process asked in check `seq` */
+    unsigned long polls;        /* progress calls while a check was under way */
+    uint32_t *answered;         /* per process id: the last check whose answer went out */
+    MPL_time_t asked_at;
+    /* the heartbeat thread's; the main thread reads `written` */
+    uint32_t watching;          /* the check the thread follows */
+    uint32_t written;           /* the last check whose answer the peer says went out */
+    double watched_since, last_ask, written_at;
+    unsigned long polls_at_written;
+} echo;
+
+static int on_my_node(int pid)
+{
+    return MPIR_Process.node_map &&
+        MPIR_Process.node_map[pid] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid];
+}
+
+/* Starts a check with the next live process of this node after `after`
+ * (process ids, cyclically), or ends the check when there is none. */
+static void echo_ask(int after)
+{
+    int n = MPIDI_FTDEV_global.num_pids, peer = -1;
+    uint32_t seq = echo.seq + 1;
+
+    for (int i = 1; i <= n && peer < 0; i++) {
+        int p = (after + i) % n;
+        if (p != MPIDI_FTDEV_global.my_pid && on_my_node(p) &&
+            MPIDI_FTDEV_global.peer_state[p] == MPIDI_FTDEV_PEER_ALIVE &&
+            !MPIDI_FTDEV_global.peer_finalizing[p] && !hb.suspected[p])
+            peer = p;
+    }
+    if (peer < 0) {
+        __atomic_store_n(&echo.heard, echo.seq, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&echo.peer, peer, __ATOMIC_RELAXED);
+    __atomic_store_n(&echo.seq, seq, __ATOMIC_RELEASE);
+    MPL_wtime(&echo.asked_at);
+    MPIR_FTMPI_TRACE("echo: check %u asks process %d whether this process still receives", seq,
+                     peer);
+    MPIDI_FTDEV_send_ctrl(peer, MPIDI_FTDEV_CTRL_ECHO, MPIDI_FTDEV_global.my_pid, &seq,
+                          sizeof(seq), NULL);
+    MPIDI_FTDEV_global.progress_checks = 1;
+}
+
+void MPIDI_FTDEV_echo_start(int dead)
+{
+    if (hb.running && on_my_node(dead))
+        echo_ask(MPIDI_FTDEV_global.my_pid);
+}
+
+void MPIDI_FTDEV_echo_received(int from, int type, uint32_t seq)
+{
+    if (type == MPIDI_FTDEV_CTRL_ECHO) {
+        ucs_status_ptr_t r = NULL;
+        if (MPIDI_FTDEV_global.peer_state[from] != MPIDI_FTDEV_PEER_ALIVE)
+            return;
+        if (MPIDI_FTDEV_send_ctrl(from, MPIDI_FTDEV_CTRL_ECHO_REPLY, from, &seq, sizeof(seq),
+                                  &r) == MPI_SUCCESS && r == NULL)
+            MPIDI_FTDEV_echo_answer_written(from, seq);
+        else if (r)
+            ucp_request_release(r);     /* its completion marks the answer written */
+    } else if (seq == echo.seq && from == echo.peer) {
+        __atomic_store_n(&echo.heard, seq, __ATOMIC_RELEASE);
+        MPIR_FTMPI_TRACE("echo: check %u answered by process %d", seq, from);
+    }
+}
+
+void MPIDI_FTDEV_echo_answer_written(int to, uint32_t seq)
+{
+    if (echo.answered && to >= 0 && to < MPIDI_FTDEV_global.num_pids)
+        __atomic_store_n(&echo.answered[to], seq, __ATOMIC_RELEASE);
+}
+
+int MPIDI_FTDEV_echo_under_way(void)
+{
+    return __atomic_load_n(&echo.heard, __ATOMIC_ACQUIRE) != echo.seq;
+}
+
+void MPIDI_FTDEV_echo_progress(void)
+{
+    MPL_time_t now;
+    double waited;
+
+    if (!MPIDI_FTDEV_echo_under_way())
+        return;
+    if (!hb.running) {          /* MPI_Finalize stopped the thread */
+        __atomic_store_n(&echo.heard, echo.seq, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&echo.polls, echo.polls + 1, __ATOMIC_RELAXED);
+    MPL_wtime(&now);
+    MPL_wtime_diff(&echo.asked_at, &now, &waited);
+    /* a peer that does not answer, and whose thread does not say it did,
+     * may be busy outside MPI, or deaf itself: ask another */
+    if (MPIDI_FTDEV_global.peer_state[echo.peer] != MPIDI_FTDEV_PEER_ALIVE ||
+        MPIDI_FTDEV_global.peer_finalizing[echo.peer] ||
+        (__atomic_load_n(&echo.written, __ATOMIC_ACQUIRE) != echo.seq &&
+         waited * 1e3 > ECHO_PEER_PATIENCE * MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT))
+        echo_ask(echo.peer);
+}
+
+/* The heartbeat thread's part while a check is under way: it asks the
+ * peer's thread whether the answer went out, and ends the process once it
+ * did and the main thread, polling all along, never received it. */
+static void echo_watch(double now, double period, double timeout)
+{
+    uint32_t seq = __atomic_load_n(&echo.seq, __ATOMIC_ACQUIRE);
+    if (seq == __atomic_load_n(&echo.heard, __ATOMIC_ACQUIRE))
+        return;
+    int peer = __atomic_load_n(&echo.peer, __ATOMIC_RELAXED);
+    if (seq != echo.watching) {
+        echo.watching = seq;
+        echo.watched_since = now;
+        echo.last_ask = 0;
+        echo.written_at = 0;
+    }
+    if (echo.written_at == 0) {
+        /* the answer over UCX usually comes first */
+        if (now - echo.watched_since >= period && now - echo.last_ask >= period) {
+            send_to(peer, HB_ECHO_ASK, (int32_t) seq);
+            echo.last_ask = now;
+        }
+        return;
+    }
+    unsigned long polls = __atomic_load_n(&echo.polls, __ATOMIC_RELAXED);
+    if (now - echo.written_at > timeout && polls - echo.polls_at_written >= ECHO_MIN_POLLS) {
+        fprintf(stderr, "FT-MPICH: process %d receives nothing since a process of its node died "
+                "(process %d answered its check %.0f ms ago: a process killed while writing into "
+                "its shared-memory queue leaves the queue blocked); it leaves the job as failed\n",
+                MPIDI_FTDEV_global.my_pid, peer, now - echo.written_at);
+        _exit(1);
+    }
+}
+
+/* HB_ECHO_STATE from `from`: the last check of ours it answered. */
+static void echo_peer_state(int from, uint32_t answered, double now)
+{
+    if (answered != 0 && answered == echo.watching && echo.written_at == 0 &&
+        from == __atomic_load_n(&echo.peer, __ATOMIC_RELAXED)) {
+        echo.written_at = now;
+        echo.polls_at_written = __atomic_load_n(&echo.polls, __ATOMIC_RELAXED);
+        __atomic_store_n(&echo.written, answered, __ATOMIC_RELEASE);
+    }
+}
+
 static void *beat(void *arg)
 {
     double period = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD;
@@ -243,12 +417,20 @@ static void *beat(void *arg)
                     heard[m.from] = now_ms();
                     send_to(m.from, HB_BEAT, -1);
                 }
+                else if (m.kind == HB_ECHO_ASK)
+                    send_to(m.from, HB_ECHO_STATE, echo.answered ?
+                            (int32_t) __atomic_load_n(&echo.answered[m.from], __ATOMIC_ACQUIRE) :
+                            0);
+                else if (m.kind == HB_ECHO_STATE)
+                    echo_peer_state(m.from, (uint32_t) m.about, now_ms());
                 else if (m.kind == HB_FAILED && m.about >= 0 &&
                          m.about < MPIDI_FTDEV_global.num_pids &&
                          m.about != MPIDI_FTDEV_global.my_pid && !hb.suspected[m.about])
                     suspect(m.about);
             }
         }
+
+        echo_watch(now_ms(), period, timeout);
 
         /* a process in MPI_Finalize may stop beating once everyone is there;
          * one silent for half the timeout is asked directly, since it may
@@ -276,7 +458,9 @@ int MPIDI_FTDEV_heartbeat_start(void)
     if (hb.sock < 0 || hb.running)
         goto fn_exit;
     hb.suspected = MPL_calloc(MPIDI_FTDEV_global.num_pids, 1, MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(hb.suspected == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    echo.answered = MPL_calloc(MPIDI_FTDEV_global.num_pids, sizeof(uint32_t), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(hb.suspected == NULL || echo.answered == NULL, mpi_errno, MPI_ERR_OTHER,
+                        "**nomem");
     hb.running = 1;
     int err = pthread_create(&hb.thread, NULL, beat, NULL);
     if (err) {
@@ -302,6 +486,8 @@ void MPIDI_FTDEV_heartbeat_stop(void)
     hb.sock = -1;
     MPL_free(hb.suspected);
     hb.suspected = NULL;
+    MPL_free(echo.answered);
+    echo.answered = NULL;
 }
 
 /* The main thread's part, from progress: failures the thread noticed. */
@@ -324,4 +510,6 @@ void MPIDI_FTDEV_heartbeat_revive(int pid)
 {
     if (hb.suspected)
         __atomic_store_n(&hb.suspected[pid], 0, __ATOMIC_RELEASE);
+    if (echo.answered)
+        __atomic_store_n(&echo.answered[pid], 0, __ATOMIC_RELEASE);
 }

@@ -69,12 +69,10 @@ typedef struct {
     struct MPIR_Comm *prev;
     /* collectives under failure (src/ftmpi/coll_atomic) */
     MPIR_FTMPI_coll_comm_t coll;
-    /* ULFM: failures of members acknowledged (MPIX_Comm_ack_failed), the
-     * last agreement's sequence number, and whether a shrink is creating
-     * its communicator over this one (MPID_FT_comm_shrinking) */
+    /* ULFM: failures of members acknowledged (MPIX_Comm_ack_failed), and
+     * the last agreement's sequence number */
     int num_acked;
     uint32_t agreements;
-    int shrinking;
 } MPIDI_FTDEV_comm_t;
 
 typedef struct {

@@ -102,9 +102,7 @@ static uint64_t context_field(int context_id)
  * creates no error code. */
 static int drain_collectives_of(MPIR_Comm * comm)
 {
-    /* a shrink creates the survivors' communicator with the collective
-     * traffic of this one */
-    if (MPIDI_FTDEV_COMM(comm).shrinking || MPIDI_FTDEV_comm_failed_member(comm) < 0)
+    if (MPIDI_FTDEV_comm_failed_member(comm) < 0)
         return MPI_SUCCESS;
     /* a group collective's messages (tagged MPIR_TAG_COLL_BIT) are still
      * received: see MPIDI_FTDEV_comm_wide_traffic */

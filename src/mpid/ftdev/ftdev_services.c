@@ -56,7 +56,3 @@ uint32_t MPID_FT_comm_next_agreement(MPIR_Comm * comm)
     return ++MPIDI_FTDEV_COMM(comm).agreements;
 }
 
-void MPID_FT_comm_shrinking(MPIR_Comm * comm, int shrinking)
-{
-    MPIDI_FTDEV_COMM(comm).shrinking = shrinking;
-}

@@ -140,7 +140,9 @@ enum {
     MPIDI_FTDEV_CTRL_REBUILD,           /* REBUILD protocol; payload follows */
     MPIDI_FTDEV_CTRL_CHANNEL,           /* to the handler of channel `pid` (mpid_ft.h);
                                          * payload follows */
-    MPIDI_FTDEV_CTRL_REVOKE             /* ULFM: the communicator of context id `pid` is revoked */
+    MPIDI_FTDEV_CTRL_REVOKE,            /* ULFM: the communicator of context id `pid` is revoked */
+    MPIDI_FTDEV_CTRL_ECHO,              /* does the sender still receive? payload: check number */
+    MPIDI_FTDEV_CTRL_ECHO_REPLY         /* to process `pid`: it does; payload: check number */
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;

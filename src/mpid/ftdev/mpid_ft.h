@@ -105,12 +105,6 @@ struct MPIR_FTMPI_coll_comm *MPID_FT_comm_coll(struct MPIR_Comm *comm);
  * member calls them in the same order). */
 uint32_t MPID_FT_comm_next_agreement(struct MPIR_Comm *comm);
 
-/* While `shrinking`, operations over comm are not refused for its
- * revocation or for its failed members: MPIX_Comm_shrink creates the
- * survivors' communicator over it (communication with a failed process
- * itself still fails). */
-void MPID_FT_comm_shrinking(struct MPIR_Comm *comm, int shrinking);
-
 /* MPIX_Comm_get_failed: the members of comm known to have failed, in the
  * order their failures were learned. */
 int MPID_Comm_get_failed(struct MPIR_Comm *comm, struct MPIR_Group **failed);
