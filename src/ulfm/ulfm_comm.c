@@ -192,6 +192,10 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
                      comm->context_id, nlocal, nremote, comm->local_size,
                      inter ? comm->remote_size : 0, (unsigned) own);
     int kept = MPIR_Context_return_offered(op->offer, own);
+    if (left_out || (own != 0 && !kept))
+        MPIR_FTMPI_TRACE("shrink %#x: %s", comm->context_id, left_out ?
+                         "this process was left out as failed" :
+                         "the agreed context id is not among this process's offers");
     /* a survivor's offer holds every id of the AND; one that finds its
      * own missing was left out, as was one absent itself */
     MPIR_ERR_CHKANDJUMP(left_out || (own != 0 && !kept), mpi_errno, MPIX_ERR_PROC_FAILED,
@@ -202,6 +206,8 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
         mpi_errno = build_intercomm(comm, local, nlocal, remote, nremote, own, other, &op->newcomm);
     else
         mpi_errno = build_intracomm(comm, local, nlocal, own, &op->newcomm);
+    if (mpi_errno != MPI_SUCCESS)
+        MPIR_FTMPI_TRACE("shrink %#x: building the new communicator failed", comm->context_id);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -252,7 +258,8 @@ static int ishrink_progress(int *made_progress)
     static int running;
     shrink_op_t **p = &ishrinks;
 
-    /* committing a new communicator can run progress, hence this hook */
+    /* (the steps must not run twice at once should anything they call
+     * run progress, hence this hook) */
     if (running)
         return MPI_SUCCESS;
     running = 1;
@@ -263,8 +270,8 @@ static int ishrink_progress(int *made_progress)
             continue;
         }
         *op->user_newcomm = op->newcomm ? op->newcomm->handle : MPI_COMM_NULL;
-        if (op->mpi_errno != MPI_SUCCESS)
-            op->req->status.MPI_ERROR = MPIR_FTMPI_code_for_user(op->comm, op->mpi_errno);
+        /* (made the ULFM class on the way out of MPI_Wait/MPI_Test) */
+        op->req->status.MPI_ERROR = op->mpi_errno;
         MPIR_Comm_release(op->comm);
         MPIR_cc_set(&op->req->cc, 0);
         MPIR_Request_free(op->req);

@@ -16,6 +16,10 @@
 #define MPID_COLL_DIVERT(comm_) \
     (unlikely(MPIDI_FTDEV_global.coll_divert) && MPIR_FTMPI_coll_diverts(comm_))
 
+/* ftdev runs one VCI and never reads a communicator's sequence number:
+ * committing one broadcasts none (comm-seq-unused-no-broadcast.patch). */
+#define MPID_COMM_SEQ_UNUSED 1
+
 /* Context ids of MPI_Comm_create_group are agreed among the members that
  * are not blanks. */
 int MPIDI_FTDEV_group_taking_part(MPIR_Group * group, MPIR_Group ** part);
