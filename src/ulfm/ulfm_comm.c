@@ -51,65 +51,41 @@ static int survivors(const uint8_t * absent, int first, int size, int *ranks)
     return n;
 }
 
-/* An intercommunicator of the survivors, from the ids both groups
- * allocated: `local` and `remote` are the survivors' ranks in comm's
- * groups. */
-static int build_intercomm(MPIR_Comm * comm, int *local, int nlocal, int *remote, int nremote,
-                           MPIR_Context_id_t recv_id, MPIR_Context_id_t send_id,
-                           MPIR_Comm ** newcomm)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Comm *c = NULL;
-
-    mpi_errno = MPIR_Comm_create(&c);
-    MPIR_ERR_CHECK(mpi_errno);
-    c->comm_kind = MPIR_COMM_KIND__INTERCOMM;
-    c->recvcontext_id = recv_id;
-    c->context_id = send_id;
-    c->local_size = nlocal;
-    c->remote_size = nremote;
-    c->rank = -1;
-    for (int i = 0; i < nlocal; i++)
-        if (local[i] == comm->rank)
-            c->rank = i;
-    c->is_low_group = comm->is_low_group;
-    c->local_comm = NULL;
-    c->tainted = comm->tainted;
-    mpi_errno = MPII_Comm_create_map(nlocal, nremote, local, remote, comm, c);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_Comm_commit(c);
-    MPIR_ERR_CHECK(mpi_errno);
-    *newcomm = c;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    if (c)
-        MPIR_Comm_release(c);
-    goto fn_exit;
-}
-
-/* An intracommunicator of the survivors `ranks` of comm, with context id `id`. */
-static int build_intracomm(MPIR_Comm * comm, int *ranks, int n, MPIR_Context_id_t id,
-                           MPIR_Comm ** newcomm)
+/* The survivors' communicator: an intracommunicator of comm's ranks
+ * `local` with context id recv_id (remote NULL), or an intercommunicator
+ * of its local ranks `local` and remote ranks `remote` that receives on
+ * recv_id and sends on send_id. */
+static int build_comm(MPIR_Comm * comm, int *local, int nlocal, int *remote, int nremote,
+                      MPIR_Context_id_t recv_id, MPIR_Context_id_t send_id,
+                      MPIR_Comm ** newcomm)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Comm *c = NULL;
 
     mpi_errno = MPIR_Comm_create(&c);
     if (mpi_errno != MPI_SUCCESS) {
-        MPIR_Free_contextid(id);
+        MPIR_Free_contextid(recv_id);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    c->comm_kind = MPIR_COMM_KIND__INTRACOMM;
-    c->context_id = c->recvcontext_id = id;
-    c->local_size = c->remote_size = n;
+    c->recvcontext_id = recv_id;
+    c->context_id = send_id;
+    c->local_size = nlocal;
     c->rank = -1;
-    for (int i = 0; i < n; i++)
-        if (ranks[i] == comm->rank)
+    for (int i = 0; i < nlocal; i++)
+        if (local[i] == comm->rank)
             c->rank = i;
     c->tainted = comm->tainted;
-    mpi_errno = MPII_Comm_create_map(n, 0, ranks, NULL, comm, c);
+    if (remote) {
+        c->comm_kind = MPIR_COMM_KIND__INTERCOMM;
+        c->remote_size = nremote;
+        c->is_low_group = comm->is_low_group;
+        c->local_comm = NULL;
+    } else {
+        c->comm_kind = MPIR_COMM_KIND__INTRACOMM;
+        c->remote_size = nlocal;
+        nremote = 0;
+    }
+    mpi_errno = MPII_Comm_create_map(nlocal, nremote, local, remote, comm, c);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIR_Comm_commit(c);
     MPIR_ERR_CHECK(mpi_errno);
@@ -202,10 +178,8 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
                         "**ulfm_shrink");
     if (own == 0)
         goto fn_exit;
-    if (inter)
-        mpi_errno = build_intercomm(comm, local, nlocal, remote, nremote, own, other, &op->newcomm);
-    else
-        mpi_errno = build_intracomm(comm, local, nlocal, own, &op->newcomm);
+    mpi_errno = build_comm(comm, local, nlocal, inter ? remote : NULL, nremote, own, other,
+                           &op->newcomm);
     if (mpi_errno != MPI_SUCCESS)
         MPIR_FTMPI_TRACE("shrink %#x: building the new communicator failed", comm->context_id);
     MPIR_ERR_CHECK(mpi_errno);
