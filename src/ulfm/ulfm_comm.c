@@ -168,14 +168,14 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
                      comm->context_id, nlocal, nremote, comm->local_size,
                      inter ? comm->remote_size : 0, (unsigned) own);
     int kept = MPIR_Context_return_offered(op->offer, own);
-    if (left_out || (own != 0 && !kept))
+    /* a survivor's offer holds every id of the AND; one that finds its
+     * own missing was left out, as was one absent itself */
+    if (left_out || (own != 0 && !kept)) {
         MPIR_FTMPI_TRACE("shrink %#x: %s", comm->context_id, left_out ?
                          "this process was left out as failed" :
                          "the agreed context id is not among this process's offers");
-    /* a survivor's offer holds every id of the AND; one that finds its
-     * own missing was left out, as was one absent itself */
-    MPIR_ERR_CHKANDJUMP(left_out || (own != 0 && !kept), mpi_errno, MPIX_ERR_PROC_FAILED,
-                        "**ulfm_shrink");
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_PROC_FAILED, "**ulfm_shrink");
+    }
     if (own == 0)
         goto fn_exit;
     mpi_errno = build_comm(comm, local, nlocal, inter ? remote : NULL, nremote, own, other,
@@ -189,7 +189,6 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
     MPL_free(remote);
     return mpi_errno;
   fn_fail:
-    op->done = 1;
     goto fn_exit;
 }
 
