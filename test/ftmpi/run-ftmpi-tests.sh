@@ -51,7 +51,7 @@ elapsed() { awk -v s="$1" -v e="$(date +%s%N)" 'BEGIN { printf "%.1f", (e - s) /
 record() { # name ok|FAIL seconds [detail]
     if [ "$2" = ok ]; then
         passed=$((passed + 1))
-        printf 'ok    %-44s %6.1fs\n' "$1" "$3"
+        printf 'ok    %-44s %6.1fs%s\n' "$1" "$3" "${4:+  $4}"
     else
         failed=$((failed + 1))
         failures+=("$1")
@@ -160,35 +160,50 @@ run_entry() {
     local out=$bindir/$name.$np.$(echo "${args[*]} ${envs[*]}" | md5sum | cut -c1-8)${via:+.$launcher}.out start rc
     # every process of the job (launcher, proxies, ranks, replacements)
     # inherits the tag, so those left behind can be found afterwards
-    local tag=ftmpi-test-$$-$RANDOM$RANDOM left
-    start=$(date +%s%N)
-    (cd "$bindir" && env "${envs[@]}" FTMPI_TEST_JOB_TAG=$tag timeout -k 5 "$limit" $(launch_command "$np") "./$prog" "${args[@]}") </dev/null >"$out" 2>&1
-    rc=$?
-    local secs
-    secs=$(elapsed "$start")
-    left=$(left_behind "$tag")$(slurm_left_behind)
-    rm -f "/dev/shm/$tag"       # the table of ftmpi_test.h's meetings, when the job died first
+    local tag left secs attempt fenced= deaf
+    for attempt in 1 2; do
+        tag=ftmpi-test-$$-$RANDOM$RANDOM
+        start=$(date +%s%N)
+        (cd "$bindir" && env "${envs[@]}" FTMPI_TEST_JOB_TAG=$tag timeout -k 5 "$limit" $(launch_command "$np") "./$prog" "${args[@]}") </dev/null >"$out" 2>&1
+        rc=$?
+        secs=$(elapsed "$start")
+        left=$(left_behind "$tag")$(slurm_left_behind)
+        rm -f "/dev/shm/$tag"   # the table of ftmpi_test.h's meetings, when the job died first
+        # A process that the receive check made leave (a killed sender
+        # blocked its shared-memory queue: ftdev_heartbeat.c) is a second
+        # failure that a test written for one cannot expect: such a run
+        # says nothing about the test, which runs once more. ft_deaf
+        # (FTMPI_TEST_DEAF) is about that very exit.
+        deaf=$(sed -n 's/^FT-MPICH: process \([0-9]*\) receives nothing.*/\1/p' "$out" | tr '\n' ' ')
+        if [ $attempt = 1 ] && [ -n "$deaf" ] && [ -z "$left" ] &&
+            [[ " ${envs[*]} " != *" FTMPI_TEST_DEAF="* ]]; then
+            mv "$out" "$out.fenced"
+            fenced="(run twice: in the first, process ${deaf% } found itself deaf and left; output: $out.fenced)"
+            continue
+        fi
+        break
+    done
     if [ -n "$left" ]; then
-        record "$label" FAIL "$secs" "processes left behind 3 s after mpiexec returned: $left (output: $out)"
+        record "$label" FAIL "$secs" "processes left behind 3 s after mpiexec returned: $left (output: $out)${fenced:+ $fenced}"
     # (137 before the limit is srun's status for a task killed by SIGKILL)
     elif [ $rc = 124 ] || { [ $rc = 137 ] && awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s >= l) }'; }; then
-        record "$label" FAIL "$secs" "timed out after ${limit}s (output: $out)"
+        record "$label" FAIL "$secs" "timed out after ${limit}s (output: $out)${fenced:+ $fenced}"
     elif [ "$expect_exit" = 0 ] && [ $rc != 0 ]; then
-        record "$label" FAIL "$secs" "exit status $rc (output: $out)"
+        record "$label" FAIL "$secs" "exit status $rc (output: $out)${fenced:+ $fenced}"
     elif [ "$expect_exit" = nonzero ] && [ $rc = 0 ]; then
-        record "$label" FAIL "$secs" "exit status 0, expected failure (output: $out)"
+        record "$label" FAIL "$secs" "exit status 0, expected failure (output: $out)${fenced:+ $fenced}"
     elif [ -n "$injected" ] && [ "$(grep -c "^mpiexec: injected " "$out")" != "$injected" ]; then
-        record "$label" FAIL "$secs" "mpiexec injected $(grep -c "^mpiexec: injected " "$out") failures, expected $injected (output: $out)"
+        record "$label" FAIL "$secs" "mpiexec injected $(grep -c "^mpiexec: injected " "$out") failures, expected $injected (output: $out)${fenced:+ $fenced}"
     elif [ -n "$survivors" ] && grep -Eq "rank [0-9]+: Found" "$out"; then
-        record "$label" FAIL "$secs" "a survivor found errors (output: $out)"
+        record "$label" FAIL "$secs" "a survivor found errors (output: $out)${fenced:+ $fenced}"
     elif [ -n "$survivors" ] && [ "$(grep -Ec "rank [0-9]+: No Errors" "$out")" != "$survivors" ]; then
-        record "$label" FAIL "$secs" "$(grep -Ec "rank [0-9]+: No Errors" "$out") survivors reported, expected $survivors (output: $out)"
+        record "$label" FAIL "$secs" "$(grep -Ec "rank [0-9]+: No Errors" "$out") survivors reported, expected $survivors (output: $out)${fenced:+ $fenced}"
     elif [ -n "$survivors" ] && [ "$(deaths_reported "$out")" != "$deaths" ]; then
-        record "$label" FAIL "$secs" "$launcher reported $(deaths_reported "$out") dead ranks, expected $deaths (output: $out)"
+        record "$label" FAIL "$secs" "$launcher reported $(deaths_reported "$out") dead ranks, expected $deaths (output: $out)${fenced:+ $fenced}"
     elif [ -z "$survivors" ] && ! grep -Eq -- "$expect_output" "$out"; then
-        record "$label" FAIL "$secs" "output lacks '$expect_output' (output: $out)"
+        record "$label" FAIL "$secs" "output lacks '$expect_output' (output: $out)${fenced:+ $fenced}"
     else
-        record "$label" ok "$secs"
+        record "$label" ok "$secs" "$fenced"
     fi
 }
 

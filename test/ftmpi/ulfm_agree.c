@@ -109,7 +109,10 @@ int main(int argc, char **argv)
                 rc = MPIX_Comm_shrink(agree_comm, &c);
             }
             CHECK(rc == MPI_SUCCESS, "round %d: shrink rc %d", round, rc);
-            if (rc != MPI_SUCCESS)
+            /* (MPI_COMM_NULL: the other half of an intercommunicator is
+             * all gone, which one death cannot make) */
+            CHECK(c != MPI_COMM_NULL, "round %d: shrink gave MPI_COMM_NULL", round);
+            if (rc != MPI_SUCCESS || c == MPI_COMM_NULL)
                 break;
             MPI_Comm_size(c, &csize);
             if (inter) {
