@@ -56,6 +56,20 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
  * (0 for an intracommunicator's own group). */
 int MPIR_ULFM_first_member(struct MPIR_Comm *comm, int remote);
 
+/* A nonblocking ULFM operation (iagree, ishrink), placed first in the
+ * operation's own allocation: progress calls step until it returns 1,
+ * having set the user's outputs and the request's status; then the
+ * request completes and the allocation is freed (ulfm_agree.c). Started
+ * once the operation's first step was taken; holds a reference to comm. */
+typedef struct MPIR_ULFM_nbop {
+    struct MPIR_ULFM_nbop *next;
+    struct MPIR_Request *req;
+    struct MPIR_Comm *comm;
+    int (*step) (struct MPIR_ULFM_nbop * op);
+} MPIR_ULFM_nbop_t;
+int MPIR_ULFM_nbop_start(MPIR_ULFM_nbop_t * op, struct MPIR_Comm *comm,
+                         int (*step) (MPIR_ULFM_nbop_t * op), struct MPIR_Request **request);
+
 /* MPIX_Comm_agree and MPIX_Comm_shrink (ulfm_comm.c). */
 int MPIR_ULFM_comm_agree(struct MPIR_Comm *comm, int *flag);
 int MPIR_ULFM_comm_shrink(struct MPIR_Comm *comm, struct MPIR_Comm **newcomm);

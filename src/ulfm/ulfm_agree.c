@@ -640,42 +640,86 @@ int MPIR_ULFM_agree(MPIR_Comm * comm, int *flag, MPIR_ULFM_outcome_t * outcome)
     return mpi_errno;
 }
 
-/* ---- nonblocking: MPIX_Comm_iagree ------------------------------------------------- */
+/* ---- nonblocking operations: MPIX_Comm_iagree, MPIX_Comm_ishrink ----------------- */
 
-typedef struct iagree {
-    struct iagree *next;
-    MPIR_ULFM_agreement_t ag;
-    MPIR_Request *req;
-    int *user_flag;
-} iagree_t;
+static MPIR_ULFM_nbop_t *nbops;
+static int nbop_hook = -1;
 
-static iagree_t *iagrees;
-static int iagree_hook = -1;
-
-static int iagree_progress(int *made_progress)
+static int nbop_progress(int *made_progress)
 {
-    iagree_t **p = &iagrees;
+    static int running;
+    MPIR_ULFM_nbop_t **p = &nbops;
+
+    /* (the steps must not run twice at once should anything they call
+     * run progress, hence this hook) */
+    if (running)
+        return MPI_SUCCESS;
+    running = 1;
     while (*p) {
-        iagree_t *op = *p;
-        MPIR_ULFM_outcome_t outcome;
-        int flag;
-        if (!MPIR_ULFM_agree_step(&op->ag, &flag, &outcome)) {
+        MPIR_ULFM_nbop_t *op = *p;
+        if (!op->step(op)) {
             p = &op->next;
             continue;
         }
-        *op->user_flag = flag;
-        if (outcome.raise)
-            MPIR_ERR_SET(op->req->status.MPI_ERROR, MPIX_ERR_PROC_FAILED, "**ulfm_agree");
-        MPIR_Comm_release(op->ag.comm);
+        MPIR_Comm_release(op->comm);
         MPIR_cc_set(&op->req->cc, 0);
         MPIR_Request_free(op->req);
         *p = op->next;
         MPL_free(op);
         *made_progress = 1;
     }
-    if (iagrees == NULL)
-        MPIR_Progress_hook_deactivate(iagree_hook);
+    if (nbops == NULL)
+        MPIR_Progress_hook_deactivate(nbop_hook);
+    running = 0;
     return MPI_SUCCESS;
+}
+
+int MPIR_ULFM_nbop_start(MPIR_ULFM_nbop_t * op, MPIR_Comm * comm,
+                         int (*step) (MPIR_ULFM_nbop_t * op), MPIR_Request ** request)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    *request = NULL;
+    if (nbop_hook < 0) {
+        mpi_errno = MPIR_Progress_hook_register(nbop_progress, &nbop_hook);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    op->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
+    MPIR_ERR_CHKANDJUMP(op->req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    /* one reference for the user, one for the operation */
+    MPIR_Request_add_ref(op->req);
+    op->comm = comm;
+    op->step = step;
+    MPIR_Comm_add_ref(comm);
+    op->next = nbops;
+    nbops = op;
+    MPIR_Progress_hook_activate(nbop_hook);
+    *request = op->req;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+typedef struct {
+    MPIR_ULFM_nbop_t nb;
+    MPIR_ULFM_agreement_t ag;
+    int *user_flag;
+} iagree_t;
+
+static int iagree_step(MPIR_ULFM_nbop_t * nb)
+{
+    iagree_t *op = (iagree_t *) nb;
+    MPIR_ULFM_outcome_t outcome;
+    int flag;
+
+    if (!MPIR_ULFM_agree_step(&op->ag, &flag, &outcome))
+        return 0;
+    *op->user_flag = flag;
+    if (outcome.raise)
+        MPIR_ERR_SET(nb->req->status.MPI_ERROR, MPIX_ERR_PROC_FAILED, "**ulfm_agree");
+    return 1;
 }
 
 int MPIR_ULFM_iagree(MPIR_Comm * comm, int *flag, MPIR_Request ** request)
@@ -685,22 +729,11 @@ int MPIR_ULFM_iagree(MPIR_Comm * comm, int *flag, MPIR_Request ** request)
 
     *request = NULL;
     MPIR_ERR_CHKANDJUMP(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (iagree_hook < 0) {
-        mpi_errno = MPIR_Progress_hook_register(iagree_progress, &iagree_hook);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
     mpi_errno = MPIR_ULFM_agree_start(comm, *flag, NULL, 0, &op->ag);
     MPIR_ERR_CHECK(mpi_errno);
-    op->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
-    MPIR_ERR_CHKANDJUMP(op->req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    /* one reference for the user, one for the agreement */
-    MPIR_Request_add_ref(op->req);
     op->user_flag = flag;
-    MPIR_Comm_add_ref(comm);
-    op->next = iagrees;
-    iagrees = op;
-    MPIR_Progress_hook_activate(iagree_hook);
-    *request = op->req;
+    mpi_errno = MPIR_ULFM_nbop_start(&op->nb, comm, iagree_step, request);
+    MPIR_ERR_CHECK(mpi_errno);
     op = NULL;
 
   fn_exit:

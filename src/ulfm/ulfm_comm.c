@@ -104,8 +104,7 @@ static int build_comm(MPIR_Comm * comm, int *local, int nlocal, int *remote, int
 #define OFFER_IDS 64
 #define OFFER_ROUNDS 6          /* 64, 128, ... 2048 ids: every one there is */
 
-typedef struct shrink_op {
-    struct shrink_op *next;
+typedef struct {
     MPIR_Comm *comm;
     int rounds;
     int done;
@@ -113,9 +112,6 @@ typedef struct shrink_op {
     MPIR_Comm *newcomm;         /* NULL: MPI_COMM_NULL */
     uint32_t offer[MPIR_MAX_CONTEXT_MASK];
     MPIR_ULFM_agreement_t ag;
-    /* MPIX_Comm_ishrink's */
-    MPIR_Request *req;
-    MPI_Comm *user_newcomm;
 } shrink_op_t;
 
 static int shrink_round(shrink_op_t * op)
@@ -223,68 +219,39 @@ int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
 
 /* ---- nonblocking: MPIX_Comm_ishrink ---------------------------------------------- */
 
-static shrink_op_t *ishrinks;
-static int ishrink_hook = -1;
+typedef struct {
+    MPIR_ULFM_nbop_t nb;
+    shrink_op_t shrink;
+    MPI_Comm *user_newcomm;
+} ishrink_t;
 
-static int ishrink_progress(int *made_progress)
+static int ishrink_step(MPIR_ULFM_nbop_t * nb)
 {
-    static int running;
-    shrink_op_t **p = &ishrinks;
+    ishrink_t *op = (ishrink_t *) nb;
 
-    /* (the steps must not run twice at once should anything they call
-     * run progress, hence this hook) */
-    if (running)
-        return MPI_SUCCESS;
-    running = 1;
-    while (*p) {
-        shrink_op_t *op = *p;
-        if (!shrink_step(op)) {
-            p = &op->next;
-            continue;
-        }
-        *op->user_newcomm = op->newcomm ? op->newcomm->handle : MPI_COMM_NULL;
-        /* (made the ULFM class on the way out of MPI_Wait/MPI_Test) */
-        op->req->status.MPI_ERROR = op->mpi_errno;
-        MPIR_Comm_release(op->comm);
-        MPIR_cc_set(&op->req->cc, 0);
-        MPIR_Request_free(op->req);
-        *p = op->next;
-        MPL_free(op);
-        *made_progress = 1;
-    }
-    if (ishrinks == NULL)
-        MPIR_Progress_hook_deactivate(ishrink_hook);
-    running = 0;
-    return MPI_SUCCESS;
+    if (!shrink_step(&op->shrink))
+        return 0;
+    *op->user_newcomm = op->shrink.newcomm ? op->shrink.newcomm->handle : MPI_COMM_NULL;
+    /* (made the ULFM class on the way out of MPI_Wait/MPI_Test) */
+    nb->req->status.MPI_ERROR = op->shrink.mpi_errno;
+    return 1;
 }
 
 int MPIR_ULFM_comm_ishrink(MPIR_Comm * comm, MPI_Comm * newcomm, MPIR_Request ** request)
 {
     int mpi_errno = MPI_SUCCESS;
-    shrink_op_t *op = MPL_calloc(1, sizeof(*op), MPL_MEM_OTHER);
+    ishrink_t *op = MPL_calloc(1, sizeof(*op), MPL_MEM_OTHER);
 
     *request = NULL;
     MPIR_ERR_CHKANDJUMP(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (ishrink_hook < 0) {
-        mpi_errno = MPIR_Progress_hook_register(ishrink_progress, &ishrink_hook);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    op->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
-    MPIR_ERR_CHKANDJUMP(op->req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    op->comm = comm;
-    mpi_errno = shrink_round(op);
-    if (mpi_errno != MPI_SUCCESS) {
-        MPIR_Request_free(op->req);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    /* one reference for the user, one for the shrink */
-    MPIR_Request_add_ref(op->req);
+    op->shrink.comm = comm;
+    mpi_errno = shrink_round(&op->shrink);
+    MPIR_ERR_CHECK(mpi_errno);
     op->user_newcomm = newcomm;
-    MPIR_Comm_add_ref(comm);
-    op->next = ishrinks;
-    ishrinks = op;
-    MPIR_Progress_hook_activate(ishrink_hook);
-    *request = op->req;
+    mpi_errno = MPIR_ULFM_nbop_start(&op->nb, comm, ishrink_step, request);
+    if (mpi_errno != MPI_SUCCESS)
+        MPIR_Context_return_offered(op->shrink.offer, 0);
+    MPIR_ERR_CHECK(mpi_errno);
     op = NULL;
 
   fn_exit:
