@@ -49,7 +49,12 @@ MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_live_view(MPIR_Comm * comm)
 
     v->live_ranks = MPL_malloc(nlive * sizeof(int), MPL_MEM_COMM);
     v->live_rank_of = MPL_malloc(n * sizeof(int), MPL_MEM_COMM);
-    MPIR_Assert(v->live_ranks && v->live_rank_of);
+    if (v->live_ranks == NULL || v->live_rank_of == NULL) {
+        /* tried again at the next call; MPIR_FTMPI_blank_translate fails */
+        forget_live_ranks(v);
+        v->known = 0;
+        return v;
+    }
     nlive = 0;
     for (int r = 0; r < n; r++) {
         if (MPID_FT_proc_is_blank(MPID_FT_comm_local_pid(comm, r))) {
@@ -189,6 +194,8 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
 
     *skip = 0;
     *scratch = NULL;
+    MPIR_ERR_CHKANDJUMP(m < c->comm->local_size && v->live_rank_of == NULL, mpi_errno,
+                        MPI_ERR_OTHER, "**nomem");
     if (v->live == NULL) {
         mpi_errno = make_live_comm(c->comm, v);
         MPIR_ERR_CHECK(mpi_errno);

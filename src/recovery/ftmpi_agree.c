@@ -78,6 +78,9 @@ static struct {
     uint8_t *decided_prev;
     uint32_t own_decision;      /* the last epoch this process decided as coordinator */
     MPL_time_t join_sent;
+    /* made once, so that sending allocates nothing */
+    uint8_t *known;             /* send_join's set */
+    agree_msg_t *msg;
 } ag;
 
 #define JOIN_RESEND_INTERVAL 0.2        /* seconds */
@@ -94,23 +97,42 @@ static void set_bit(uint8_t * set, int pid)
     set[pid / 8] |= (uint8_t) (1 << (pid % 8));
 }
 
-static void agree_init(void)
+/* Sets up the agreement's state once; MPI_ERR_OTHER when memory ran out
+ * (then the next call tries again). */
+static int agree_init(void)
 {
+    int mpi_errno = MPI_SUCCESS;
+    int nbytes = (MPIR_Process.size + 7) / 8;
+
     if (ag.n)
-        return;
+        return MPI_SUCCESS;
+    ag.world_dead = MPL_calloc(5, nbytes, MPL_MEM_OTHER);
+    ag.join_epoch = MPL_malloc(MPIR_Process.size * sizeof(uint32_t), MPL_MEM_OTHER);
+    ag.msg = MPL_malloc(sizeof(agree_msg_t) + 2 * nbytes, MPL_MEM_OTHER);
+    if (!ag.world_dead || !ag.join_epoch || !ag.msg) {
+        MPL_free(ag.world_dead);
+        MPL_free(ag.join_epoch);
+        MPL_free(ag.msg);
+        ag.world_dead = NULL;
+        ag.join_epoch = NULL;
+        ag.msg = NULL;
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+    }
     ag.n = MPIR_Process.size;
-    ag.nbytes = (ag.n + 7) / 8;
-    ag.world_dead = MPL_calloc(5, ag.nbytes, MPL_MEM_OTHER);
-    MPIR_Assert(ag.world_dead);
-    ag.best_world_dead = ag.world_dead + ag.nbytes;
-    ag.decided_dead = ag.world_dead + 2 * ag.nbytes;
-    ag.decided_prev = ag.world_dead + 3 * ag.nbytes;
-    ag.join_epoch = MPL_malloc(ag.n * sizeof(uint32_t), MPL_MEM_OTHER);
-    MPIR_Assert(ag.join_epoch);
+    ag.nbytes = nbytes;
+    ag.best_world_dead = ag.world_dead + nbytes;
+    ag.decided_dead = ag.world_dead + 2 * nbytes;
+    ag.decided_prev = ag.world_dead + 3 * nbytes;
+    ag.known = ag.world_dead + 4 * nbytes;
     for (int p = 0; p < ag.n; p++)
         ag.join_epoch[p] = NO_JOIN;
     ag.best_epoch = 0;
     ag.join_target = -1;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 static int coordinator(void)
@@ -133,8 +155,7 @@ static void note_join(int from, uint32_t epoch, const uint8_t * world_dead)
 static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, const uint8_t * b)
 {
     size_t len = sizeof(agree_msg_t) + 2 * ag.nbytes;
-    agree_msg_t *m = MPL_malloc(len, MPL_MEM_OTHER);
-    MPIR_Assert(m);
+    agree_msg_t *m = ag.msg;
     m->kind = kind;
     m->epoch = epoch;
     memcpy(m->sets, a, ag.nbytes);
@@ -142,7 +163,6 @@ static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, c
     if (MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len) != MPI_SUCCESS)
         MPIR_FTMPI_TRACE("agree: %s to %d could not be sent", kind == MSG_JOIN ? "join" :
                          "decide", to);
-    MPL_free(m);
 }
 
 static void known_dead_set(uint8_t * set)
@@ -155,9 +175,7 @@ static void known_dead_set(uint8_t * set)
 
 static void send_join(void)
 {
-    uint8_t *known = MPL_malloc(ag.nbytes, MPL_MEM_OTHER);
-    MPIR_Assert(known);
-    known_dead_set(known);
+    known_dead_set(ag.known);
     int again = ag.join_target == coordinator();
     ag.join_target = coordinator();
     MPL_wtime(&ag.join_sent);
@@ -166,8 +184,7 @@ static void send_join(void)
     if (ag.join_target == MPIR_Process.rank)
         note_join(MPIR_Process.rank, ag.epoch, ag.world_dead);
     else
-        send_msg(ag.join_target, MSG_JOIN, ag.epoch, known, ag.world_dead);
-    MPL_free(known);
+        send_msg(ag.join_target, MSG_JOIN, ag.epoch, ag.known, ag.world_dead);
 }
 
 static double since(MPL_time_t * t)
@@ -185,7 +202,11 @@ static void agree_message(int from, const void *buf, size_t len)
 {
     const agree_msg_t *m = buf;
 
-    agree_init();
+    if (agree_init() != MPI_SUCCESS) {
+        fprintf(stderr, "FT-MPICH: rank %d: out of memory for a recovery message from rank %d\n",
+                MPIR_Process.rank, from);
+        return;
+    }
     if (len != sizeof(agree_msg_t) + 2 * (size_t) ag.nbytes ||
         (m->kind != MSG_JOIN && m->kind != MSG_DECIDE)) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed recovery message from rank %d\n",
@@ -263,7 +284,9 @@ static void apply_decision(void)
 int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev,
                      int *decider)
 {
-    agree_init();
+    int mpi_errno = agree_init();
+    if (mpi_errno != MPI_SUCCESS)
+        return mpi_errno;
     ag.recovering = 1;
     ag.decided = 0;
     /* the joins kept from others start from this process's own epoch */
@@ -295,6 +318,8 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
 
 void MPIR_FTMPI_agree_world_rebuilt(void)
 {
+    if (!ag.n)
+        return;
     memset(ag.world_dead, 0, ag.nbytes);
     if (ag.best_epoch == ag.epoch)
         memset(ag.best_world_dead, 0, ag.nbytes);
@@ -302,6 +327,7 @@ void MPIR_FTMPI_agree_world_rebuilt(void)
 
 void MPIR_FTMPI_agree_start_at(uint32_t epoch)
 {
-    agree_init();
-    ag.epoch = ag.best_epoch = epoch;
+    /* (without memory the next MPIR_FTMPI_agree fails) */
+    if (agree_init() == MPI_SUCCESS)
+        ag.epoch = ag.best_epoch = epoch;
 }

@@ -34,9 +34,10 @@ void MPIR_FTMPI_set_last_failures(const int *ranks, int n)
 {
     MPL_free(ft.listed);
     ft.listed = MPL_malloc((n ? n : 1) * sizeof(int), MPL_MEM_OTHER);
-    MPIR_Assert(ft.listed);
-    memcpy(ft.listed, ranks, n * sizeof(int));
-    ft.num_listed = n;
+    /* (without memory the error lists no rank) */
+    if (ft.listed)
+        memcpy(ft.listed, ranks, n * sizeof(int));
+    ft.num_listed = ft.listed ? n : 0;
     ft.failure_code = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                            MPI_ERR_OTHER, "**ftmpi_failed", 0);
 }
@@ -53,7 +54,10 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
     if (ft.known == NULL) {
         ft.known = MPL_calloc((MPIR_Process.size + 7) / 8, 1, MPL_MEM_OTHER);
         ft.failed = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
-        MPIR_Assert(ft.known && ft.failed);
+        /* a process that cannot tell who is dead cannot take part in a
+         * recovery: it leaves, and the others recover from it too */
+        if (ft.known == NULL || ft.failed == NULL)
+            MPID_Abort(NULL, MPI_SUCCESS, 1, "FT-MPICH: out of memory to record a failure");
     }
     MPIR_FTMPI_EVENT("failure pid=%d how=\"%s\"", pid, how);
     ft.known[pid / 8] |= (uint8_t) (1 << (pid % 8));
