@@ -175,180 +175,6 @@ void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err)
     revoked_comm = NULL;
 }
 
-/* ---- control messages ------------------------------------------------- */
-
-static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
-{
-    /* a control message lost on the way is recovered from by the
-     * protocols' own resends; the trace says that it happened */
-    MPIDI_FTDEV_ctrl_msg_t *msg = user_data;
-    if (status != UCS_OK)
-        MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s", msg->type,
-                         ucs_status_string(status));
-    else if (msg->type == MPIDI_FTDEV_CTRL_ECHO_REPLY) {
-        uint32_t seq;
-        memcpy(&seq, msg + 1, sizeof(seq));
-        MPIDI_FTDEV_echo_answer_written(msg->pid, seq);
-    }
-    MPL_free(user_data);
-}
-
-int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, const void *payload, size_t len,
-                          ucs_status_ptr_t * request)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIDI_FTDEV_ctrl_msg_t *msg = MPL_malloc(sizeof(*msg) + len, MPL_MEM_OTHER);
-    ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-            UCP_OP_ATTR_FIELD_FLAGS,
-        .cb.send = ctrl_sent_cb,
-        .user_data = msg,
-        .flags = UCP_AM_SEND_FLAG_EAGER,
-    };
-    ucs_status_ptr_t r;
-
-    MPIR_ERR_CHKANDJUMP(msg == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    msg->type = type;
-    msg->pid = pid;
-    msg->from = MPIDI_FTDEV_global.my_pid;
-    if (len)
-        memcpy(msg + 1, payload, len);
-    r = ucp_am_send_nbx(MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep, MPIDI_FTDEV_AM_CONTROL,
-                        NULL, 0, msg, sizeof(*msg) + len, &param);
-    if (r == NULL || UCS_PTR_IS_ERR(r))
-        MPL_free(msg);
-    MPIDI_FTDEV_CHK_REQUEST(r);
-    if (request)
-        *request = r;
-    else if (r)
-        ucp_request_release(r);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    if (request)
-        *request = NULL;
-    goto fn_exit;
-}
-
-/* Hands the payload after a control message's header to `handler`, in an
- * aligned copy (UCX gives no alignment). */
-static void deliver_payload(void (*handler) (int, const void *, size_t), int from,
-                            const void *data, size_t length)
-{
-    size_t len = length - sizeof(MPIDI_FTDEV_ctrl_msg_t);
-    void *copy = MPL_malloc(len ? len : 1, MPL_MEM_OTHER);
-    if (copy == NULL) {
-        fprintf(stderr, "FT-MPICH: rank %d: out of memory for a control message from rank %d\n",
-                MPIDI_FTDEV_global.my_pid, from);
-        return;
-    }
-    memcpy(copy, (const char *) data + sizeof(MPIDI_FTDEV_ctrl_msg_t), len);
-    handler(from, copy, len);
-    MPL_free(copy);
-}
-
-/* What arrives from the network is checked: a malformed control message
- * is reported on one line and dropped, since there is no caller to return
- * an error to. */
-static void bad_message(int from, const char *what)
-{
-    fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
-            MPIDI_FTDEV_global.my_pid, what, from);
-}
-
-/* Tests only: FTMPI_TEST_DEAF=pid makes that process drop every control
- * message once it learned of a death on its node, as a process whose
- * shared-memory queue a dying sender blocked receives nothing
- * (test/ftmpi/ft_deaf.c; see ftdev_heartbeat.c). */
-static int test_deaf;
-
-static void test_deaf_after(int dead)
-{
-    const char *deaf = getenv("FTMPI_TEST_DEAF");
-    if (deaf && atoi(deaf) == MPIDI_FTDEV_global.my_pid && MPIR_Process.node_map &&
-        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid])
-        test_deaf = 1;
-}
-
-ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
-                                      void *data, size_t length,
-                                      const ucp_am_recv_param_t * param)
-{
-    MPIDI_FTDEV_ctrl_msg_t msg;
-    uint32_t seq;
-    char how[64];
-
-    if (unlikely(test_deaf))
-        return UCS_OK;
-    if (length < sizeof(msg)) {
-        bad_message(-1, "truncated control message");
-        return UCS_OK;
-    }
-    memcpy(&msg, data, sizeof(msg));
-    if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids) {
-        bad_message(msg.from, "control message from no process of the job");
-        return UCS_OK;
-    }
-    switch (msg.type) {
-        case MPIDI_FTDEV_CTRL_FAILED:
-            snprintf(how, sizeof(how), "reported by rank %d", msg.from);
-            MPIDI_FTDEV_peer_failed(msg.pid, how);
-            break;
-        case MPIDI_FTDEV_CTRL_FINALIZING:
-            MPIDI_FTDEV_global.peer_finalizing[msg.from] = 1;
-            break;
-        case MPIDI_FTDEV_CTRL_REBUILD:
-            /* also from a replacement not yet installed */
-            deliver_payload(MPIDI_FTDEV_rebuild_message, msg.from, data, length);
-            break;
-        case MPIDI_FTDEV_CTRL_CHANNEL:
-            if (msg.pid < 0 || msg.pid >= MPID_FT_NUM_CHANNELS ||
-                !MPIDI_FTDEV_global.channel_handler[msg.pid]) {
-                bad_message(msg.from, "control message on an unknown channel");
-                break;
-            }
-            if (MPIDI_FTDEV_global.peer_state[msg.from] == MPIDI_FTDEV_PEER_ALIVE)
-                deliver_payload(MPIDI_FTDEV_global.channel_handler[msg.pid], msg.from, data,
-                                length);
-            break;
-        case MPIDI_FTDEV_CTRL_REVOKE:
-            MPIDI_FTDEV_revoke_received((uint32_t) msg.pid);
-            break;
-        case MPIDI_FTDEV_CTRL_ECHO:
-        case MPIDI_FTDEV_CTRL_ECHO_REPLY:
-            if (length != sizeof(msg) + sizeof(seq)) {
-                bad_message(msg.from, "echo message of the wrong length");
-                break;
-            }
-            memcpy(&seq, (const char *) data + sizeof(msg), sizeof(seq));
-            MPIDI_FTDEV_echo_received(msg.from, msg.type, seq);
-            break;
-        default:
-            bad_message(msg.from, "control message of an unknown type");
-    }
-    return UCS_OK;
-}
-
-/* Each process that learns a piece of news first passes it on to its
- * neighbours in a binomial graph of n members, those at distance 1, 2, 4,
- * ... on either side: everyone hears it after about log2(n) steps, with
- * 2 log2(n) messages per process instead of n, and the survivors' graph
- * stays connected unless a process loses half its neighbours. `me` and
- * the neighbours are ranks of comm (process ids with comm NULL). */
-void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about)
-{
-    for (int d = 1; d < n; d *= 2) {
-        int side[2] = { (me + d) % n, (me - d % n + n) % n };
-        for (int i = 0; i < (side[0] == side[1] ? 1 : 2); i++) {
-            int pid = comm ? MPID_FT_comm_pid(comm, side[i]) : side[i];
-            if (pid != MPIDI_FTDEV_global.my_pid &&
-                MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
-                MPIDI_FTDEV_send_ctrl(pid, type, about, NULL, 0, NULL);
-        }
-    }
-}
-
 /* ---- the one entry point for failures ----------------------------------- */
 
 static void close_ep(int pid)
@@ -407,8 +233,21 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     fail_tracked(ends_now, pid, MPI_SUCCESS);
     MPIDI_FTDEV_wake_waits();
     close_ep(pid);
-    test_deaf_after(pid);
+    MPIDI_FTDEV_ctrl_test_deaf_after(pid);
     MPIDI_FTDEV_echo_start(pid);
+}
+
+static void failure_notice(int from, int about, const void *payload, size_t len)
+{
+    char how[64];
+    snprintf(how, sizeof(how), "reported by rank %d", from);
+    MPIDI_FTDEV_peer_failed(about, how);
+}
+
+__attribute__ ((constructor))
+static void register_failure_notices(void)
+{
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_FAILED, failure_notice, NULL);
 }
 
 /* "3,5" from the launcher: ranks of the processes it started with the job.

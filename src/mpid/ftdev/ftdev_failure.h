@@ -37,13 +37,10 @@ void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
 
 /* The check that this process still receives after a death on its node
- * (ftdev_heartbeat.c): started by the failure of process `dead`; an echo
- * request or answer (check number `seq`) received from `from`; an answer
- * to `to` handed to the transport; progress's part (each call counts as
- * one that polled UCX); and whether a check is under way. */
+ * (ftdev_heartbeat.c): started by the failure of process `dead`;
+ * progress's part (each call counts as one that polled UCX); and whether
+ * a check is under way. */
 void MPIDI_FTDEV_echo_start(int dead);
-void MPIDI_FTDEV_echo_received(int from, int type, uint32_t seq);
-void MPIDI_FTDEV_echo_answer_written(int to, uint32_t seq);
 void MPIDI_FTDEV_echo_progress(void);
 int MPIDI_FTDEV_echo_under_way(void);
 
@@ -53,23 +50,8 @@ int MPIDI_FTDEV_echo_under_way(void);
 void MPIDI_FTDEV_ucx_log_hold_back(void);
 void MPIDI_FTDEV_ucx_log_release(void);
 
-/* Passes control message `type` about `about` on to this process's
- * neighbours in the binomial graph of comm's ranks (of process ids when
- * comm is NULL), for news that every process must hear. */
-void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about);
-
 /* The launcher's PMI_dead_processes list, e.g. "3,5". */
 void MPIDI_FTDEV_launcher_reported_failures(const char *list);
-
-/* Sends a control message (MPIDI_FTDEV_CTRL_*) about `pid`, with len
- * bytes of payload, to process `to`. With request non-NULL the caller gets
- * the UCX request to watch (NULL once sent) and must release it. */
-int MPIDI_FTDEV_send_ctrl(int to, int type, int pid, const void *payload, size_t len,
-                          ucs_status_ptr_t * request);
-
-ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
-                                      void *data, size_t length,
-                                      const ucp_am_recv_param_t * param);
 
 /* After a failure, waits that can no longer end well end with an error:
  * those of the application in CONT mode until the recovery (the requests

@@ -278,27 +278,49 @@ void MPIDI_FTDEV_echo_start(int dead)
         echo_ask(MPIDI_FTDEV_global.my_pid);
 }
 
-void MPIDI_FTDEV_echo_received(int from, int type, uint32_t seq)
+/* ECHO from `from`, payload its check number: answered at once; the
+ * answer's leaving is noted (echo_reply_sent) for the asker's thread. */
+static void echo_request(int from, int about, const void *payload, size_t len)
 {
-    if (type == MPIDI_FTDEV_CTRL_ECHO) {
-        ucs_status_ptr_t r = NULL;
-        if (MPIDI_FTDEV_global.peer_state[from] != MPIDI_FTDEV_PEER_ALIVE)
-            return;
-        if (MPIDI_FTDEV_send_ctrl(from, MPIDI_FTDEV_CTRL_ECHO_REPLY, from, &seq, sizeof(seq),
-                                  &r) == MPI_SUCCESS && r == NULL)
-            MPIDI_FTDEV_echo_answer_written(from, seq);
-        else if (r)
-            ucp_request_release(r);     /* its completion marks the answer written */
-    } else if (seq == echo.seq && from == echo.peer) {
+    uint32_t seq;
+    if (len != sizeof(seq)) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped an echo request of %zu bytes from rank %d\n",
+                MPIDI_FTDEV_global.my_pid, len, from);
+        return;
+    }
+    memcpy(&seq, payload, sizeof(seq));
+    if (MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)
+        MPIDI_FTDEV_send_ctrl(from, MPIDI_FTDEV_CTRL_ECHO_REPLY, from, &seq, sizeof(seq), NULL);
+}
+
+static void echo_reply_sent(int to, int about, const void *payload, size_t len)
+{
+    uint32_t seq;
+    memcpy(&seq, payload, sizeof(seq));
+    if (echo.answered && to >= 0 && to < MPIDI_FTDEV_global.num_pids)
+        __atomic_store_n(&echo.answered[to], seq, __ATOMIC_RELEASE);
+}
+
+static void echo_reply(int from, int about, const void *payload, size_t len)
+{
+    uint32_t seq;
+    if (len != sizeof(seq)) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped an echo answer of %zu bytes from rank %d\n",
+                MPIDI_FTDEV_global.my_pid, len, from);
+        return;
+    }
+    memcpy(&seq, payload, sizeof(seq));
+    if (seq == echo.seq && from == echo.peer) {
         __atomic_store_n(&echo.heard, seq, __ATOMIC_RELEASE);
         MPIR_FTMPI_TRACE("echo: check %u answered by process %d", seq, from);
     }
 }
 
-void MPIDI_FTDEV_echo_answer_written(int to, uint32_t seq)
+__attribute__ ((constructor))
+static void register_echo_messages(void)
 {
-    if (echo.answered && to >= 0 && to < MPIDI_FTDEV_global.num_pids)
-        __atomic_store_n(&echo.answered[to], seq, __ATOMIC_RELEASE);
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_ECHO, echo_request, NULL);
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_ECHO_REPLY, echo_reply, echo_reply_sent);
 }
 
 int MPIDI_FTDEV_echo_under_way(void)

@@ -13,6 +13,7 @@
 #include "mpidch4r.h"
 #include "ch4_impl.h"
 #include "ftmpi_recovery.h"
+#include "ftdev_control.h"
 #include "ftdev_failure.h"
 #include "ftdev_coll.h"
 #include "ftdev_rebuild.h"

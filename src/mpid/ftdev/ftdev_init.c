@@ -343,6 +343,17 @@ int MPIDI_FTDEV_post_init(void)
  * failure sources keep working meanwhile), and until its own notices have
  * left. Then no more traffic can come from or go to anyone, and each
  * process may close its endpoints and leave at its own pace. */
+static void peer_finalizing(int from, int about, const void *payload, size_t len)
+{
+    MPIDI_FTDEV_global.peer_finalizing[from] = 1;
+}
+
+__attribute__ ((constructor))
+static void register_finalizing_messages(void)
+{
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_FINALIZING, peer_finalizing, NULL);
+}
+
 static int all_peers_finalizing(ucs_status_ptr_t * notices)
 {
     for (int pid = 0; pid < MPIR_Process.size; pid++) {

@@ -177,7 +177,9 @@ static int send_msg(int to, rebuild_msg_t * m, size_t len)
                                  NULL);
 }
 
-void MPIDI_FTDEV_rebuild_message(int from, const void *buf, size_t len)
+/* A REBUILD control message from process `from` (also from a replacement
+ * not installed yet). */
+static void rebuild_message(int from, int about, const void *buf, size_t len)
 {
     const rebuild_msg_t *m = buf;
 
@@ -215,6 +217,12 @@ void MPIDI_FTDEV_rebuild_message(int from, const void *buf, size_t len)
                 break;
             }
     }
+}
+
+__attribute__ ((constructor))
+static void register_rebuild_messages(void)
+{
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_REBUILD, rebuild_message, NULL);
 }
 
 static int received(uint32_t kind, uint32_t epoch)

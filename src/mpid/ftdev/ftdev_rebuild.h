@@ -17,9 +17,6 @@ int MPIDI_FTDEV_take_over_replaced_rank(void);
  * of the rebuild instead of the start-up address exchange. */
 int MPIDI_FTDEV_rejoin(void);
 
-/* A REBUILD control message from process `from`. */
-void MPIDI_FTDEV_rebuild_message(int from, const void *buf, size_t len);
-
 /* The endpoint to `pid` broke: returns 1 when that endpoint leads to a
  * replacement not installed yet (which then counts as not joined). */
 int MPIDI_FTDEV_replacement_ep_failed(int pid);

@@ -14,6 +14,26 @@ void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handl
     MPIDI_FTDEV_global.channel_handler[channel] = handler;
 }
 
+/* A control message on `channel`, for the handler registered there;
+ * messages from a process known to have failed are dropped. */
+static void channel_message(int from, int channel, const void *payload, size_t len)
+{
+    if (channel < 0 || channel >= MPID_FT_NUM_CHANNELS ||
+        !MPIDI_FTDEV_global.channel_handler[channel]) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a control message on an unknown channel "
+                "from rank %d\n", MPIDI_FTDEV_global.my_pid, from);
+        return;
+    }
+    if (MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)
+        MPIDI_FTDEV_global.channel_handler[channel] (from, payload, len);
+}
+
+__attribute__ ((constructor))
+static void register_channel_messages(void)
+{
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_CHANNEL, channel_message, NULL);
+}
+
 int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t len)
 {
     if (MPIDI_FTDEV_global.peer_state[to] != MPIDI_FTDEV_PEER_ALIVE)

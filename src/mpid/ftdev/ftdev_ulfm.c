@@ -242,8 +242,11 @@ static int early_revoke_index(uint32_t context_id)
     return -1;
 }
 
-void MPIDI_FTDEV_revoke_received(uint32_t context_id)
+/* A REVOKE control message: the communicator of context id `about` is
+ * revoked. */
+static void revoke_received(int from, int about, const void *payload, size_t len)
 {
+    uint32_t context_id = (uint32_t) about;
     if (MPIDI_FTDEV_global.finalizing)
         return;
     MPIR_Comm *comm = comm_of_context(context_id);
@@ -263,6 +266,12 @@ void MPIDI_FTDEV_revoke_received(uint32_t context_id)
     }
     MPIDI_FTDEV_global.early_revokes = more;
     MPIDI_FTDEV_global.early_revokes[MPIDI_FTDEV_global.num_early_revokes++] = context_id;
+}
+
+__attribute__ ((constructor))
+static void register_revoke_messages(void)
+{
+    MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_REVOKE, revoke_received, NULL);
 }
 
 void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm)

@@ -17,8 +17,6 @@ int MPIDI_FTDEV_comm_AS_enabled(MPIR_Comm * comm);
 int MPIDI_FTDEV_request_is_anysource(MPIR_Request * req);
 int MPIDI_FTDEV_request_is_pending_failure(MPIR_Request * req);
 
-/* A REVOKE control message for context id `context_id`. */
-void MPIDI_FTDEV_revoke_received(uint32_t context_id);
 /* A new communicator whose context id was revoked before it existed here
  * is revoked at once. */
 void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm);

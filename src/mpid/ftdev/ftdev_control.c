@@ -1,0 +1,159 @@
+/*
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * The control channel: ftdev's own messages between processes (failure
+ * notices, finalizing, REBUILD, the layers' channels, revocations, the
+ * receive check), each type handed to the owner that registered it.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+#define NUM_TYPES (MPIDI_FTDEV_CTRL_ECHO_REPLY + 1)
+
+static struct {
+    MPIDI_FTDEV_ctrl_handler_t handler;
+    MPIDI_FTDEV_ctrl_sent_t sent;
+} owner[NUM_TYPES];
+
+void MPIDI_FTDEV_ctrl_register(int type, MPIDI_FTDEV_ctrl_handler_t handler,
+                               MPIDI_FTDEV_ctrl_sent_t sent)
+{
+    owner[type].handler = handler;
+    owner[type].sent = sent;
+}
+
+static void tell_sent(int to, const MPIDI_FTDEV_ctrl_msg_t * msg, size_t len)
+{
+    if (owner[msg->type].sent)
+        owner[msg->type].sent(to, msg->pid, len ? msg + 1 : NULL, len);
+}
+
+typedef struct {
+    int to;
+    size_t len;
+    MPIDI_FTDEV_ctrl_msg_t msg;         /* and the payload */
+} outgoing_t;
+
+static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
+{
+    /* a control message lost on the way is recovered from by the
+     * protocols' own resends; the trace says that it happened */
+    outgoing_t *out = user_data;
+    if (status != UCS_OK)
+        MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s", out->msg.type,
+                         ucs_status_string(status));
+    else
+        tell_sent(out->to, &out->msg, out->len);
+    MPL_free(out);
+}
+
+int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size_t len,
+                          ucs_status_ptr_t * request)
+{
+    int mpi_errno = MPI_SUCCESS;
+    outgoing_t *out = MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+            UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = ctrl_sent_cb,
+        .user_data = out,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t r;
+
+    MPIR_ERR_CHKANDJUMP(out == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    out->to = to;
+    out->len = len;
+    out->msg.type = type;
+    out->msg.pid = about;
+    out->msg.from = MPIDI_FTDEV_global.my_pid;
+    if (len)
+        memcpy(&out->msg + 1, payload, len);
+    r = ucp_am_send_nbx(MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep, MPIDI_FTDEV_AM_CONTROL,
+                        NULL, 0, &out->msg, sizeof(out->msg) + len, &param);
+    if (r == NULL)
+        tell_sent(to, &out->msg, len);
+    if (r == NULL || UCS_PTR_IS_ERR(r))
+        MPL_free(out);
+    MPIDI_FTDEV_CHK_REQUEST(r);
+    if (request)
+        *request = r;
+    else if (r)
+        ucp_request_release(r);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (request)
+        *request = NULL;
+    goto fn_exit;
+}
+
+/* Each process that learns a piece of news first passes it on to its
+ * neighbours in a binomial graph of n members, those at distance 1, 2, 4,
+ * ... on either side: everyone hears it after about log2(n) steps, with
+ * 2 log2(n) messages per process instead of n, and the survivors' graph
+ * stays connected unless a process loses half its neighbours. `me` and
+ * the neighbours are ranks of comm (process ids with comm NULL). */
+void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about)
+{
+    for (int d = 1; d < n; d *= 2) {
+        int side[2] = { (me + d) % n, (me - d % n + n) % n };
+        for (int i = 0; i < (side[0] == side[1] ? 1 : 2); i++) {
+            int pid = comm ? MPID_FT_comm_pid(comm, side[i]) : side[i];
+            if (pid != MPIDI_FTDEV_global.my_pid &&
+                MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+                MPIDI_FTDEV_send_ctrl(pid, type, about, NULL, 0, NULL);
+        }
+    }
+}
+
+/* What arrives from the network is checked: a malformed control message
+ * is reported on one line and dropped, since there is no caller to return
+ * an error to. */
+static ucs_status_t bad_message(int from, const char *what)
+{
+    fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
+            MPIDI_FTDEV_global.my_pid, what, from);
+    return UCS_OK;
+}
+
+static int test_deaf;
+
+void MPIDI_FTDEV_ctrl_test_deaf_after(int dead)
+{
+    const char *deaf = getenv("FTMPI_TEST_DEAF");
+    if (deaf && atoi(deaf) == MPIDI_FTDEV_global.my_pid && MPIR_Process.node_map &&
+        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid])
+        test_deaf = 1;
+}
+
+ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length,
+                                      const ucp_am_recv_param_t * param)
+{
+    MPIDI_FTDEV_ctrl_msg_t msg;
+    void *payload = NULL;
+
+    if (unlikely(test_deaf))
+        return UCS_OK;
+    if (length < sizeof(msg))
+        return bad_message(-1, "truncated control message");
+    memcpy(&msg, data, sizeof(msg));
+    if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids)
+        return bad_message(msg.from, "control message from no process of the job");
+    if (msg.type >= NUM_TYPES || owner[msg.type].handler == NULL)
+        return bad_message(msg.from, "control message of an unknown type");
+    /* UCX gives no alignment: the owner gets an aligned copy */
+    size_t len = length - sizeof(msg);
+    if (len) {
+        payload = MPL_malloc(len, MPL_MEM_OTHER);
+        if (payload == NULL)
+            return bad_message(msg.from, "control message (out of memory for its copy)");
+        memcpy(payload, (const char *) data + sizeof(msg), len);
+    }
+    owner[msg.type].handler(msg.from, msg.pid, payload, len);
+    MPL_free(payload);
+    return UCS_OK;
+}
