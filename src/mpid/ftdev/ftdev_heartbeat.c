@@ -278,18 +278,25 @@ void MPIDI_FTDEV_echo_start(int dead)
         echo_ask(MPIDI_FTDEV_global.my_pid);
 }
 
+/* The check number an echo message from `from` carries; 0 (no check)
+ * for a malformed one, which is reported and dropped. */
+static uint32_t echo_number(int from, const char *what, const void *payload, size_t len)
+{
+    uint32_t seq = 0;
+    if (len != sizeof(seq))
+        fprintf(stderr, "FT-MPICH: rank %d: dropped an echo %s of %zu bytes from rank %d\n",
+                MPIDI_FTDEV_global.my_pid, what, len, from);
+    else
+        memcpy(&seq, payload, sizeof(seq));
+    return seq;
+}
+
 /* ECHO from `from`, payload its check number: answered at once; the
  * answer's leaving is noted (echo_reply_sent) for the asker's thread. */
 static void echo_request(int from, int about, const void *payload, size_t len)
 {
-    uint32_t seq;
-    if (len != sizeof(seq)) {
-        fprintf(stderr, "FT-MPICH: rank %d: dropped an echo request of %zu bytes from rank %d\n",
-                MPIDI_FTDEV_global.my_pid, len, from);
-        return;
-    }
-    memcpy(&seq, payload, sizeof(seq));
-    if (MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)
+    uint32_t seq = echo_number(from, "request", payload, len);
+    if (seq != 0 && MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)
         MPIDI_FTDEV_send_ctrl(from, MPIDI_FTDEV_CTRL_ECHO_REPLY, from, &seq, sizeof(seq), NULL);
 }
 
@@ -303,14 +310,8 @@ static void echo_reply_sent(int to, int about, const void *payload, size_t len)
 
 static void echo_reply(int from, int about, const void *payload, size_t len)
 {
-    uint32_t seq;
-    if (len != sizeof(seq)) {
-        fprintf(stderr, "FT-MPICH: rank %d: dropped an echo answer of %zu bytes from rank %d\n",
-                MPIDI_FTDEV_global.my_pid, len, from);
-        return;
-    }
-    memcpy(&seq, payload, sizeof(seq));
-    if (seq == echo.seq && from == echo.peer) {
+    uint32_t seq = echo_number(from, "answer", payload, len);
+    if (seq != 0 && seq == echo.seq && from == echo.peer) {
         __atomic_store_n(&echo.heard, seq, __ATOMIC_RELEASE);
         MPIR_FTMPI_TRACE("echo: check %u answered by process %d", seq, from);
     }
