@@ -80,7 +80,8 @@ typedef struct {
     int32_t from;               /* sender's process id */
     int32_t from_ospid;         /* the sender's operating-system process id */
     int32_t about;              /* HB_FAILED: the process declared failed; HB_ECHO_ASK: a
-                                 * check number; HB_ECHO_STATE: the last check answered */
+                                 * check number; HB_ECHO_STATE: the last check answered,
+                                 * or minus one whose answer could not be written yet */
 } hb_msg_t;
 
 static struct {
@@ -230,11 +231,13 @@ static struct {
     int peer;                   /* the process asked in check `seq` */
     unsigned long polls;        /* progress calls while a check was under way */
     uint32_t *answered;         /* per process id: the last check whose answer went out */
+    uint32_t *received;         /* per process id: the last check asked of this process */
     MPL_time_t asked_at;
     /* the heartbeat thread's; the main thread reads `written` */
     uint32_t watching;          /* the check the thread follows */
     uint32_t written;           /* the last check whose answer the peer says went out */
     double watched_since, last_ask, written_at;
+    int stuck;                  /* the peer's answer could not even be written */
     unsigned long polls_at_written;
 } echo;
 
@@ -296,8 +299,11 @@ static uint32_t echo_number(int from, const char *what, const void *payload, siz
 static void echo_request(int from, int about, const void *payload, size_t len)
 {
     uint32_t seq = echo_number(from, "request", payload, len);
-    if (seq != 0 && MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)
-        MPIDI_FTDEV_send_ctrl(from, MPIDI_FTDEV_CTRL_ECHO_REPLY, from, &seq, sizeof(seq), NULL);
+    if (seq == 0 || MPIDI_FTDEV_global.peer_state[from] != MPIDI_FTDEV_PEER_ALIVE)
+        return;
+    if (echo.received)
+        __atomic_store_n(&echo.received[from], seq, __ATOMIC_RELEASE);
+    MPIDI_FTDEV_send_ctrl(from, MPIDI_FTDEV_CTRL_ECHO_REPLY, from, &seq, sizeof(seq), NULL);
 }
 
 static void echo_reply_sent(int to, int about, const void *payload, size_t len)
@@ -376,20 +382,41 @@ static void echo_watch(double now, double period, double timeout)
         return;
     }
     unsigned long polls = __atomic_load_n(&echo.polls, __ATOMIC_RELAXED);
-    if (now - echo.written_at > timeout && polls - echo.polls_at_written >= ECHO_MIN_POLLS) {
+    /* an answer that could not be written may only wait for a queue that
+     * a flood filled: it gets longer */
+    double patience = echo.stuck ? ECHO_PEER_PATIENCE * timeout : timeout;
+    if (now - echo.written_at > patience && polls - echo.polls_at_written >= ECHO_MIN_POLLS) {
         fprintf(stderr, "FT-MPICH: process %d receives nothing since a process of its node died "
-                "(process %d answered its check %.0f ms ago: a process killed while writing into "
+                "(process %d %s %.0f ms ago: a process killed while writing into "
                 "its shared-memory queue leaves the queue blocked); it leaves the job as failed\n",
-                MPIDI_FTDEV_global.my_pid, peer, now - echo.written_at);
+                MPIDI_FTDEV_global.my_pid, peer, echo.stuck ?
+                "found its answer to the check could not be written into that queue" :
+                "answered its check", now - echo.written_at);
         _exit(1);
     }
 }
 
-/* HB_ECHO_STATE from `from`: the last check of ours it answered. */
-static void echo_peer_state(int from, uint32_t answered, double now)
+/* What this process's thread tells `from`'s of its checks (HB_ECHO_STATE):
+ * the last one answered, or minus the last one asked whose answer could
+ * not be written yet: from's queue takes nothing (it is full, behind an
+ * element a killed writer left unfinished). */
+static int32_t echo_state_of(int from)
 {
+    if (!echo.answered)
+        return 0;
+    uint32_t answered = __atomic_load_n(&echo.answered[from], __ATOMIC_ACQUIRE);
+    uint32_t received = __atomic_load_n(&echo.received[from], __ATOMIC_ACQUIRE);
+    return received != 0 && received != answered ? -(int32_t) received : (int32_t) answered;
+}
+
+/* HB_ECHO_STATE from `from`: the last check of ours it answered, or
+ * minus one it could not answer (echo_state_of). */
+static void echo_peer_state(int from, int32_t state, double now)
+{
+    uint32_t answered = (uint32_t) (state < 0 ? -state : state);
     if (answered != 0 && answered == echo.watching && echo.written_at == 0 &&
         from == __atomic_load_n(&echo.peer, __ATOMIC_RELAXED)) {
+        echo.stuck = state < 0;
         echo.written_at = now;
         echo.polls_at_written = __atomic_load_n(&echo.polls, __ATOMIC_RELAXED);
         __atomic_store_n(&echo.written, answered, __ATOMIC_RELEASE);
@@ -441,11 +468,9 @@ static void *beat(void *arg)
                     send_to(m.from, HB_BEAT, -1);
                 }
                 else if (m.kind == HB_ECHO_ASK)
-                    send_to(m.from, HB_ECHO_STATE, echo.answered ?
-                            (int32_t) __atomic_load_n(&echo.answered[m.from], __ATOMIC_ACQUIRE) :
-                            0);
+                    send_to(m.from, HB_ECHO_STATE, echo_state_of(m.from));
                 else if (m.kind == HB_ECHO_STATE)
-                    echo_peer_state(m.from, (uint32_t) m.about, now_ms());
+                    echo_peer_state(m.from, m.about, now_ms());
                 else if (m.kind == HB_FAILED && m.about >= 0 &&
                          m.about < MPIDI_FTDEV_global.num_pids &&
                          m.about != MPIDI_FTDEV_global.my_pid && !hb.suspected[m.about])
@@ -481,9 +506,10 @@ int MPIDI_FTDEV_heartbeat_start(void)
     if (hb.sock < 0 || hb.running)
         goto fn_exit;
     hb.suspected = MPL_calloc(MPIDI_FTDEV_global.num_pids, 1, MPL_MEM_OTHER);
-    echo.answered = MPL_calloc(MPIDI_FTDEV_global.num_pids, sizeof(uint32_t), MPL_MEM_OTHER);
+    echo.answered = MPL_calloc(2 * MPIDI_FTDEV_global.num_pids, sizeof(uint32_t), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(hb.suspected == NULL || echo.answered == NULL, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
+    echo.received = echo.answered + MPIDI_FTDEV_global.num_pids;
     hb.running = 1;
     int err = pthread_create(&hb.thread, NULL, beat, NULL);
     if (err) {
@@ -510,7 +536,7 @@ void MPIDI_FTDEV_heartbeat_stop(void)
     MPL_free(hb.suspected);
     hb.suspected = NULL;
     MPL_free(echo.answered);
-    echo.answered = NULL;
+    echo.answered = echo.received = NULL;
 }
 
 /* The main thread's part, from progress: failures the thread noticed. */
@@ -533,6 +559,8 @@ void MPIDI_FTDEV_heartbeat_revive(int pid)
 {
     if (hb.suspected)
         __atomic_store_n(&hb.suspected[pid], 0, __ATOMIC_RELEASE);
-    if (echo.answered)
+    if (echo.answered) {
         __atomic_store_n(&echo.answered[pid], 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&echo.received[pid], 0, __ATOMIC_RELEASE);
+    }
 }
