@@ -337,12 +337,7 @@ int MPIDI_FTDEV_post_init(void)
     goto fn_exit;
 }
 
-/* Finalize without a PMI barrier, which would wait forever for a dead
- * process: every process tells every live peer that it is finalizing and
- * waits until each peer has said so too or is known to be gone (the
- * failure sources keep working meanwhile), and until its own notices have
- * left. Then no more traffic can come from or go to anyone, and each
- * process may close its endpoints and leave at its own pace. */
+/* FINALIZING from a peer: it is in MPI_Finalize. */
 static void peer_finalizing(int from, int about, const void *payload, size_t len)
 {
     MPIDI_FTDEV_global.peer_finalizing[from] = 1;
@@ -354,6 +349,12 @@ static void register_finalizing_messages(void)
     MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_FINALIZING, peer_finalizing, NULL);
 }
 
+/* Finalize without a PMI barrier, which would wait forever for a dead
+ * process: every process tells every live peer that it is finalizing and
+ * waits until each peer has said so too or is known to be gone (the
+ * failure sources keep working meanwhile), and until its own notices have
+ * left. Then no more traffic can come from or go to anyone, and each
+ * process may close its endpoints and leave at its own pace. */
 static int all_peers_finalizing(ucs_status_ptr_t * notices)
 {
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
