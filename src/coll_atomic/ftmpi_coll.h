@@ -96,17 +96,29 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * c, MPIR_Errflag_t * errflag);
 int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * c, void *scratch,
                             MPIR_Request ** request);
 
+/* A collective after which every member holds the same output (a
+ * barrier, allreduce, bcast, allgather) of at most
+ * MPIR_FTMPI_SHARED_OUTPUT_MAX bytes packed commits without votes: a
+ * member whose part succeeded decides COMMIT at once and keeps its output,
+ * which a member whose part failed fetches in the termination protocol. */
+#define MPIR_FTMPI_SHARED_OUTPUT_MAX 4096
+typedef struct {
+    size_t len;                 /* packed bytes, the same at every member */
+    void *packed;               /* this member's output when its part succeeded; the
+                                 * fetched one after a COMMIT when it failed */
+} MPIR_FTMPI_shared_output_t;
+
 /* The commit of the seq-th atomic collective over comm, whose members
- * agreed on `instance` for it: `yes` is this process's part. Decides
- * *commit = 1 (commit) or 0 (abort), the same on every survivor: at once
- * (MPIR_FTMPI_commit), or step by step (_start, then _test until it sets
- * *done; the vote is freed then, or at an error). An error (out of memory)
- * leaves the outcome unknown. */
+ * agreed on `instance` for it: `yes` is this process's part, `shared` NULL
+ * or its shared output. Decides *commit = 1 (commit) or 0 (abort), the same
+ * on every survivor: at once (MPIR_FTMPI_commit), or step by step (_start,
+ * then _test until it sets *done; the vote is freed then, or at an error).
+ * An error (out of memory) leaves the outcome unknown. */
 typedef struct MPIR_FTMPI_vote MPIR_FTMPI_vote_t;
 int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
-                      int *commit);
+                      MPIR_FTMPI_shared_output_t * shared, int *commit);
 int MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
-                            MPIR_FTMPI_vote_t ** vote);
+                            MPIR_FTMPI_shared_output_t * shared, MPIR_FTMPI_vote_t ** vote);
 int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit);
 
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n]: the process with process id pid

@@ -212,10 +212,14 @@ static unsigned atomic_current; /* the one the commit protocol runs for */
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n] kills the process with process id
  * pid (its first MPI_COMM_WORLD rank) at `point` of its n-th atomic
  * collective (default the first): "before-vote" (its part is done),
- * "after-vote" (it sent its first round of votes), "before-decision" (it
- * heard every vote), "after-commit" (it copied its results out). Unset, it does nothing. What the process sent just
- * before is flushed first, so that the point is where it died. */
-static void test_death_at(const char *point, unsigned number)
+ * "after-vote" (it sent its first round of votes; with a shared output,
+ * which sends none, it is about to decide), "before-decision" (it heard
+ * every vote), "after-commit" (it copied its results out). Unset, it does
+ * nothing. What the process sent just before is flushed first, so that the
+ * point is where it died. The point "part-fails" kills nobody: the
+ * process's part of that collective counts as failed though it succeeded,
+ * as when a failure broke only its part. */
+static int test_point_is(const char *point, unsigned number)
 {
     static int parsed;
     static long pid = -1, nth = 1;
@@ -236,7 +240,12 @@ static void test_death_at(const char *point, unsigned number)
             pid = -1;
         }
     }
-    if (pid != MPIR_Process.rank || number != nth || strcmp(point, where) != 0)
+    return pid == MPIR_Process.rank && number == nth && strcmp(point, where) == 0;
+}
+
+static void test_death_at(const char *point, unsigned number)
+{
+    if (!test_point_is(point, number))
         return;
     for (double until = MPI_Wtime() + 0.02; MPI_Wtime() < until;)
         MPID_Progress_test(NULL);
@@ -316,12 +325,67 @@ typedef struct {
     void *own_tmp;              /* a nonblocking collective's own temporary buffer */
     uint32_t instance, seq;
     unsigned number;            /* of this process's atomic collectives */
+    int is_shared;              /* every member's output is the same: `shared` */
+    MPIR_FTMPI_shared_output_t shared;
     int run_errno;
     /* nonblocking form */
     MPIR_Request *inner, *greq;
     MPIR_FTMPI_vote_t *vote;
     int mpi_errno;
 } atomic_op_t;
+
+/* The outcome of this process's part, as the vote sees it. */
+static int part_errno(const atomic_op_t * op)
+{
+    if (op->run_errno == MPI_SUCCESS && test_point_is("part-fails", op->number))
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**fail", NULL);
+    return op->run_errno;
+}
+
+/* Whether every member of the call ends with the same output, small
+ * enough to be kept and sent in the termination protocol; *len: its packed
+ * size. */
+static int output_is_shared(const atomic_op_t * op, size_t * len)
+{
+    MPI_Aint size = 0;
+
+    switch (op->c.kind) {
+        case MPIR_FTMPI_BARRIER:
+        case MPIR_FTMPI_ALLREDUCE:
+        case MPIR_FTMPI_BCAST:
+        case MPIR_FTMPI_ALLGATHER:
+            break;
+        default:
+            return 0;
+    }
+    if (op->out.n > 1)
+        return 0;
+    if (op->out.n == 1)
+        MPIR_Datatype_get_size_macro(op->out.one.dt, size);
+    *len = (size_t) (size * op->out.one.count);
+    return *len <= MPIR_FTMPI_SHARED_OUTPUT_MAX;
+}
+
+/* The shared output, packed, from the temporary buffer (after this
+ * member's part succeeded) or into the user's (fetched from another). */
+static int pack_shared(atomic_op_t * op)
+{
+    const piece_t *p = &op->out.one;
+    if (op->out.n == 0)
+        return MPI_SUCCESS;
+    return MPIR_Localcopy(op->tmp + p->offset, p->count, p->dt, op->shared.packed,
+                          op->shared.len, MPI_BYTE);
+}
+
+static int unpack_shared(atomic_op_t * op)
+{
+    const piece_t *p = &op->out.one;
+    if (op->out.n == 0)
+        return MPI_SUCCESS;
+    return MPIR_Localcopy(op->shared.packed, op->shared.len, MPI_BYTE,
+                          op->user_recvbuf + p->offset, p->count, p->dt);
+}
 
 static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buffer)
 {
@@ -338,14 +402,18 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
     op->number = atomic_current = ++atomic_calls;
     mpi_errno = describe_output(&op->c, &op->out);
     MPIR_ERR_CHECK(mpi_errno);
+    op->is_shared = output_is_shared(op, &op->shared.len);
     if (op->out.n > 0) {
+        /* the packed shared output follows the temporary buffer */
         span(&op->out, &lo, &hi);
+        size_t len = hi - lo + 1 + (op->is_shared ? op->shared.len : 0);
         if (own_buffer)
-            op->own_tmp = MPL_malloc(hi - lo + 1, MPL_MEM_COLL);
-        char *buf = own_buffer ? op->own_tmp : temporary(hi - lo + 1);
+            op->own_tmp = MPL_malloc(len, MPL_MEM_COLL);
+        char *buf = own_buffer ? op->own_tmp : temporary(len);
         MPIR_ERR_CHKANDJUMP(buf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
         op->tmp = buf - lo;
         op->c.recvbuf = op->tmp;
+        op->shared.packed = buf + (hi - lo + 1);
         if (op->out.input) {
             mpi_errno = copy_pieces(&op->out, op->user_recvbuf, op->tmp);
             MPIR_ERR_CHECK(mpi_errno);
@@ -368,7 +436,9 @@ static int conclude(atomic_op_t * op, int commit)
         mpi_errno = MPIR_ERR_GET_CLASS(op->run_errno) == MPI_ERR_OTHER ? op->run_errno :
             MPIR_FTMPI_failure_error(-1);
     } else if (op->out.n > 0 && !op->out.input) {
-        mpi_errno = copy_pieces(&op->out, op->tmp, op->user_recvbuf);
+        /* a member whose part failed has the output another one kept */
+        mpi_errno = op->run_errno == MPI_SUCCESS ?
+            copy_pieces(&op->out, op->tmp, op->user_recvbuf) : unpack_shared(op);
     }
     if (op->out.pieces != &op->out.one)
         MPL_free(op->out.pieces);
@@ -389,11 +459,16 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
     op.run_errno = MPIR_FTMPI_coll_run(&op.c, &blocking, NULL);
     if (op.run_errno == MPI_SUCCESS && *errflag != MPIR_ERR_NONE)
         op.run_errno = MPIR_FTMPI_failure_error(-1);
+    op.run_errno = part_errno(&op);
     test_death_at("before-vote", op.number);
 
     int commit = 0;
+    if (op.is_shared && op.run_errno == MPI_SUCCESS) {
+        mpi_errno = pack_shared(&op);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.run_errno == MPI_SUCCESS,
-                                  &commit);
+                                  op.is_shared ? &op.shared : NULL, &commit);
     MPIR_ERR_CHECK(mpi_errno);
     if (commit)
         *errflag = MPIR_ERR_NONE;
@@ -427,9 +502,16 @@ static int atomic_poll(void *state, MPI_Status * status)
             MPIR_Request_free(op->inner);
             op->inner = NULL;
         }
+        op->run_errno = part_errno(op);
         test_death_at("before-vote", op->number);
+        if (op->is_shared && op->run_errno == MPI_SUCCESS) {
+            mpi_errno = pack_shared(op);
+            if (mpi_errno != MPI_SUCCESS)
+                goto failed;
+        }
         mpi_errno = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq,
-                                            op->run_errno == MPI_SUCCESS, &op->vote);
+                                            op->run_errno == MPI_SUCCESS,
+                                            op->is_shared ? &op->shared : NULL, &op->vote);
         if (mpi_errno != MPI_SUCCESS)
             goto failed;
     }

@@ -66,51 +66,103 @@ typedef struct record {
     uint8_t *waiting;           /* by process id: asked while this one was undecided, and
                                  * is told the decision when it is made */
     int any_commit;
-    struct record *next;
+    /* a collective with a shared output: the output this member keeps for
+     * others once it has one (its own, or one fetched) */
+    int shared;
+    size_t result_len;
+    int has_result;
+    void *result;
+    size_t result_capacity;     /* kept when the record is reused */
+    struct record *next_in_bucket;
+    struct record *younger;     /* the next record made after this one */
 } record_t;
 
+/* A member asks about one of the last few collectives at most, so the
+ * records of the last MAX_RECORDS are kept (more only while undecided).
+ * They are found through a hash table and reused oldest first: once the
+ * table is full, a commit allocates nothing (a calloc, and a walk of the
+ * whole list to find the oldest decided record, cost more than the rest
+ * of a failure-free commit at 2 processes). */
 #define MAX_RECORDS 64
+#define NUM_BUCKETS 64
 
-static record_t *records;
+static record_t *bucket[NUM_BUCKETS];
+static record_t *oldest, *youngest;
 static int nrecords;
+
+static record_t **bucket_of(uint32_t context_id, uint32_t epoch, uint32_t instance,
+                            uint32_t seq)
+{
+    /* consecutive collectives of a communicator go to consecutive buckets */
+    return &bucket[(seq + 13 * instance + 29 * epoch + 7 * context_id) % NUM_BUCKETS];
+}
+
+static void append_youngest(record_t * r)
+{
+    r->younger = NULL;
+    if (youngest)
+        youngest->younger = r;
+    else
+        oldest = r;
+    youngest = r;
+}
+
+/* The oldest decided record, taken out of the table; NULL when every
+ * record is undecided (those are moved behind the others). */
+static record_t *reclaim_oldest_decided(void)
+{
+    for (int tries = nrecords; tries > 0 && oldest; tries--) {
+        record_t *r = oldest;
+        oldest = r->younger;
+        if (oldest == NULL)
+            youngest = NULL;
+        if (r->decision == UNDECIDED) {
+            append_youngest(r);
+            continue;
+        }
+        record_t **link = bucket_of(r->context_id, r->epoch, r->instance, r->seq);
+        while (*link != r)
+            link = &(*link)->next_in_bucket;
+        *link = r->next_in_bucket;
+        MPL_free(r->answered);
+        MPL_free(r->waiting);
+        void *result = r->result;
+        size_t capacity = r->result_capacity;
+        memset(r, 0, sizeof(*r));
+        r->result = result;
+        r->result_capacity = capacity;
+        return r;
+    }
+    return NULL;
+}
 
 /* The record of a collective, created when it is not there yet (NULL when
  * memory runs out). */
 static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t instance,
                              uint32_t seq)
 {
-    record_t *r, **prev, **oldest_decided = NULL;
+    record_t **head = bucket_of(context_id, epoch, instance, seq), *r;
 
-    for (r = records; r; r = r->next)
+    for (r = *head; r; r = r->next_in_bucket)
         if (r->context_id == context_id && r->epoch == epoch && r->instance == instance &&
             r->seq == seq)
             return r;
 
-    /* a member asks about one of the last few collectives at most */
-    if (nrecords >= MAX_RECORDS) {
-        for (prev = &records; *prev; prev = &(*prev)->next)
-            if ((*prev)->decision != UNDECIDED)
-                oldest_decided = prev;
-        if (oldest_decided) {
-            r = *oldest_decided;
-            *oldest_decided = r->next;
-            MPL_free(r->answered);
-            MPL_free(r->waiting);
-            MPL_free(r);
-            nrecords--;
-        }
+    r = nrecords >= MAX_RECORDS ? reclaim_oldest_decided() : NULL;
+    if (r == NULL) {
+        r = MPL_calloc(1, sizeof(*r), MPL_MEM_COLL);
+        if (r == NULL)
+            return NULL;
+        nrecords++;
     }
-    r = MPL_calloc(1, sizeof(*r), MPL_MEM_COLL);
-    if (r == NULL)
-        return NULL;
     r->context_id = context_id;
     r->epoch = epoch;
     r->instance = instance;
     r->seq = seq;
     r->all_yes = 1;
-    r->next = records;
-    records = r;
-    nrecords++;
+    r->next_in_bucket = *head;
+    *head = r;
+    append_youngest(r);
     return r;
 }
 
@@ -121,6 +173,41 @@ static void send_msg(int pid, int type, const record_t * r, uint32_t round, int 
         .seq = r->seq,.round = round,.value = value
     };
     MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &m, sizeof(m));
+}
+
+/* The answer to a query: the decision, and with a COMMIT of a shared
+ * output, the output. */
+static void send_state(int pid, const record_t * r)
+{
+    struct {
+        commit_msg_t m;
+        char result[MPIR_FTMPI_SHARED_OUTPUT_MAX];
+    } s = {.m = {.type = STATE,.context_id = r->context_id,.epoch = r->epoch,
+                 .instance = r->instance,.seq = r->seq,.value = r->decision}
+    };
+    size_t len = 0;
+
+    if (r->decision == COMMIT && r->shared && r->has_result) {
+        len = r->result_len;
+        memcpy(s.result, r->result, len);
+    }
+    MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &s, sizeof(s.m) + len);
+}
+
+/* Keeps a shared output in the record (an error when out of memory). */
+static int keep_result(record_t * r, const void *result, size_t len)
+{
+    if (len > r->result_capacity) {
+        void *bigger = MPL_realloc(r->result, len, MPL_MEM_COLL);
+        if (bigger == NULL)
+            return MPI_ERR_NO_MEM;
+        r->result = bigger;
+        r->result_capacity = len;
+    }
+    if (len)
+        memcpy(r->result, result, len);
+    r->has_result = 1;
+    return MPI_SUCCESS;
 }
 
 static void drop_message(int from, const char *why)
@@ -136,9 +223,13 @@ static void commit_message(int from, const void *buf, size_t len)
 {
     commit_msg_t m;
 
-    if (len != sizeof(m))
-        return drop_message(from, "wrong length");
+    if (len < sizeof(m))
+        return drop_message(from, "too short");
     memcpy(&m, buf, sizeof(m));
+    const void *result = (const char *) buf + sizeof(m);
+    size_t result_len = len - sizeof(m);
+    if (result_len > 0 && (m.type != STATE || m.value != COMMIT))
+        return drop_message(from, "wrong length");
     if (m.type < VOTE || m.type > STATE)
         return drop_message(from, "unknown type");
     if (m.type == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
@@ -164,9 +255,19 @@ static void commit_message(int from, const void *buf, size_t len)
                 if (r->waiting)
                     r->waiting[from] = 1;
             }
-            send_msg(from, STATE, r, 0, r->decision);
+            send_state(from, r);
             break;
         case STATE:
+            /* a COMMIT of a shared output brings the output, which a
+             * member whose own part failed needs */
+            if (r->shared && m.value == COMMIT && !r->has_result) {
+                if (result_len != r->result_len)
+                    return drop_message(from, "shared output of the wrong length");
+                if (keep_result(r, result, result_len) != MPI_SUCCESS)
+                    return drop_message(from, "out of memory for the shared output");
+                MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: output (%zu bytes) from %d", m.context_id,
+                                 m.epoch, m.instance, m.seq, result_len, from);
+            }
             /* decisions are unanimous: a member that knows one ends the
              * asker's termination protocol, whoever else has not answered */
             if (r->answered && m.value != UNDECIDED && r->decision == UNDECIDED)
@@ -212,8 +313,22 @@ struct MPIR_FTMPI_vote {
     int yes;                    /* this process's own part */
     int rounds;                 /* ceil(log2(members)) */
     int sent;                   /* rounds whose VOTE this process sent */
+    unsigned failures_checked;  /* MPID_FT_failure_count() when last looked at */
+    MPIR_FTMPI_shared_output_t *shared;
     enum { DISSEMINATING, TERMINATING } phase;
 };
+
+/* collective_failed, looked at again only once the device has learned of
+ * another failure (a loop over the members at every poll would cost the
+ * failure-free commit time in proportion to their number) */
+static int failed_since_last_check(MPIR_FTMPI_vote_t * v)
+{
+    unsigned failures = MPID_FT_failure_count();
+    if (failures == v->failures_checked)
+        return 0;
+    v->failures_checked = failures;
+    return collective_failed(v->comm);
+}
 
 /* Sends this process's VOTE of the next round: the AND of the votes it
  * knows, to the member 2^round ranks ahead. */
@@ -269,20 +384,57 @@ static int all_answered(MPIR_FTMPI_vote_t * v)
     return 1;
 }
 
-int MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes,
-                            MPIR_FTMPI_vote_t ** vote)
+/* A shared output needs no votes: this member's own output decides COMMIT
+ * unless a query sealed it; without one, or sealed, it asks the others. */
+static int shared_start(MPIR_FTMPI_vote_t * v)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIR_FTMPI_vote_t *v = MPL_malloc(sizeof(*v), MPL_MEM_COLL);
+    record_t *r = v->r;
 
-    MPIR_ERR_CHKANDJUMP(v == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    r->shared = 1;
+    r->result_len = v->shared->len;
+    if (v->yes) {
+        mpi_errno = keep_result(r, v->shared->packed, v->shared->len);
+        MPIR_ERR_CHKANDJUMP(mpi_errno, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    }
+    if (v->yes && !r->sealed) {
+        MPIR_FTMPI_atomic_test_death("after-vote");
+        MPIR_FTMPI_atomic_test_death("before-decision");
+        r->decision = COMMIT;
+    } else {
+        mpi_errno = start_termination(v);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance,
+                      uint32_t seq, int yes, MPIR_FTMPI_shared_output_t * shared)
+{
+    int mpi_errno = MPI_SUCCESS;
+
     v->r = find_record(comm->context_id, MPID_FT_epoch(), instance, seq);
     MPIR_ERR_CHKANDJUMP(v->r == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     v->comm = comm;
     v->yes = yes;
+    v->shared = shared;
     v->phase = DISSEMINATING;
     v->sent = 0;
+    /* the first poll looks at the members */
+    v->failures_checked = MPID_FT_failure_count() - 1;
     for (v->rounds = 0; (1 << v->rounds) < comm->local_size; v->rounds++);
+    if (shared) {
+        MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, part %s, shared output of %zu bytes "
+                         "(no votes)", v->r->context_id, v->r->epoch, instance, seq,
+                         yes ? "succeeded" : "failed", shared->len);
+        mpi_errno = shared_start(v);
+        MPIR_ERR_CHECK(mpi_errno);
+        goto fn_exit;
+    }
     MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, votes %s, %d rounds", v->r->context_id,
                      v->r->epoch, instance, seq, yes ? "yes" : "no", v->rounds);
     if (!yes) {
@@ -291,16 +443,14 @@ int MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, uint32_t seq, i
         send_round(v);
         MPIR_FTMPI_atomic_test_death("after-vote");
     }
-    *vote = v;
 
   fn_exit:
     return mpi_errno;
   fn_fail:
-    MPL_free(v);
     goto fn_exit;
 }
 
-int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
+static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
 {
     int mpi_errno = MPI_SUCCESS;
     record_t *r = v->r;
@@ -317,7 +467,7 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
             if ((r->rounds_heard & all_rounds) == all_rounds && !r->sealed) {
                 MPIR_FTMPI_atomic_test_death("before-decision");
                 r->decision = r->all_yes ? COMMIT : ABORT;
-            } else if (r->sealed || collective_failed(v->comm)) {
+            } else if (r->sealed || failed_since_last_check(v)) {
                 mpi_errno = start_termination(v);
                 MPIR_ERR_CHECK(mpi_errno);
             }
@@ -334,6 +484,8 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
         goto fn_exit;
     *done = 1;
     *commit = r->decision == COMMIT;
+    if (*commit && v->shared && !v->yes && v->shared->len)
+        memcpy(v->shared->packed, r->result, v->shared->len);
     MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s", r->context_id, r->epoch, r->instance, r->seq,
                      *commit ? "COMMIT" : "ABORT");
     /* those that asked while this process was undecided may wait for a
@@ -342,8 +494,24 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     if (r->waiting)
         for (int pid = 0; pid < MPIR_Process.size; pid++)
             if (r->waiting[pid])
-                send_msg(pid, STATE, r, 0, r->decision);
-    MPL_free(v);
+                send_state(pid, r);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIR_FTMPI_commit_start(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes,
+                            MPIR_FTMPI_shared_output_t * shared, MPIR_FTMPI_vote_t ** vote)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_FTMPI_vote_t *v = MPL_malloc(sizeof(*v), MPL_MEM_COLL);
+
+    MPIR_ERR_CHKANDJUMP(v == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    mpi_errno = vote_start(v, comm, instance, seq, yes, shared);
+    MPIR_ERR_CHECK(mpi_errno);
+    *vote = v;
 
   fn_exit:
     return mpi_errno;
@@ -352,14 +520,23 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     goto fn_exit;
 }
 
-int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes, int *commit)
+int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
 {
-    MPIR_FTMPI_vote_t *v;
+    int mpi_errno = vote_test(v, done, commit);
+    if (*done || mpi_errno != MPI_SUCCESS)
+        MPL_free(v);
+    return mpi_errno;
+}
+
+int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes,
+                      MPIR_FTMPI_shared_output_t * shared, int *commit)
+{
+    MPIR_FTMPI_vote_t v;
     int done = 0, mpi_errno;
 
-    mpi_errno = MPIR_FTMPI_commit_start(comm, instance, seq, yes, &v);
+    mpi_errno = vote_start(&v, comm, instance, seq, yes, shared);
     while (mpi_errno == MPI_SUCCESS) {
-        mpi_errno = MPIR_FTMPI_commit_test(v, &done, commit);
+        mpi_errno = vote_test(&v, &done, commit);
         if (done || mpi_errno != MPI_SUCCESS)
             break;
         MPID_Progress_test(NULL);

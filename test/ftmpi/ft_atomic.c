@@ -25,6 +25,12 @@
  *                 before-decision (every vote heard), after-commit
  *             PIDS:before[:N]  the processes PIDS ('+'-separated) die just
  *                 before their N-th call of COLL: they never enter it
+ *             PID:part-fails[:N]  nobody dies: the library counts the part of
+ *                 process PID in its N-th ATOMIC collective as failed (as
+ *                 a failure that broke only its part would), so the
+ *                 others' votes, or for a shared output (allreduce,
+ *                 bcast, allgather, barrier up to 4 KiB) the output that
+ *                 PID fetches from them, decide; the survivors are all
  *             PIDS:timer:USEC  PIDS arm a timer USEC microseconds before
  *                 their first call of a loop of COLL on large buffers (4 MiB
  *                 per rank) and die when it goes off, usually inside the
@@ -522,7 +528,8 @@ static void arm_timer(long usec, int use_exit)
 static void usage(const char *why)
 {
     fprintf(stderr, "ft_atomic: %s\nusage: ft_atomic none | COLL[@ROOT] "
-            "PID:POINT[:N]|PIDS:before[:N]|PIDS:timer:USEC [kill|exit [any|ok|fail]]\n", why);
+            "PID:POINT[:N]|PID:part-fails[:N]|PIDS:before[:N]|PIDS:timer:USEC "
+            "[kill|exit [any|ok|fail]]\n", why);
     exit(2);
 }
 
@@ -574,7 +581,7 @@ int main(int argc, char **argv)
     /* DEATH */
     char victims[64], kind[64] = "", spec[128];
     long nth = 1, usec = 0;
-    int hook = 0, timer = 0, before = 0, hook_victim = -1;
+    int hook = 0, timer = 0, before = 0, part_fails = 0, hook_victim = -1;
     if (sscanf(argv[2], "%63[^:]:%63[^:]:%ld", victims, kind, &nth) < 2)
         usage("bad DEATH");
     if (strcmp(kind, "timer") == 0) {
@@ -586,6 +593,8 @@ int main(int argc, char **argv)
     } else if (strcmp(kind, "before") == 0) {
         before = 1;
     } else {
+        part_fails = strcmp(kind, "part-fails") == 0;
+        hook = part_fails;
         for (int k = 0; k < npoints; k++)
             hook |= strcmp(kind, points[k]) == 0;
         if (!hook)
@@ -611,12 +620,14 @@ int main(int argc, char **argv)
     const int me = rank;        /* process id */
     int alive[MAXP], nalive = 0, alive_pid[MAXP];
     for (int p = 0; p < size; p++) {
-        alive[p] = !ft_in_list(victims, p);
+        alive[p] = part_fails || !ft_in_list(victims, p);
         if (alive[p])
             alive_pid[nalive++] = p;
     }
-    if (nalive == size)
+    if (nalive == size && !part_fails)
         usage("no victim among the processes");
+    if (part_fails && (atoi(victims) < 0 || atoi(victims) >= size))
+        usage("the process whose part fails is not among the processes");
     const int victim = !alive[me];
 
     /* before any collective: the hook counts this process's calls */
@@ -680,26 +691,29 @@ int main(int argc, char **argv)
         CHECK(rc != MPI_SUCCESS, "the collective the victim died in returned MPI_SUCCESS, "
               "expected MPI_ERR_OTHER");
 
-    /* recovery: the victims never reach this barrier, so it fails (or,
-     * after a failed collective, MANUAL mode fails it at once) */
-    int brc = MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(ft_class(brc) == MPI_ERR_OTHER, "the barrier after the death returned class %d",
-          ft_class(brc));
-    MPI_Comm x = FT_MPI_CHECK_RECOVER;
-    int drc = MPI_Comm_dup(MPI_COMM_WORLD, &x);
-    CHECK(drc == MPI_SUCCESS && x == MPI_COMM_WORLD, "recovery returned class %d",
-          ft_class(drc));
+    int new_size = size, new_rank = rank;
+    if (!part_fails) {
+        /* recovery: the victims never reach this barrier, so it fails (or,
+         * after a failed collective, MANUAL mode fails it at once) */
+        int brc = MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(ft_class(brc) == MPI_ERR_OTHER, "the barrier after the death returned class %d",
+              ft_class(brc));
+        MPI_Comm x = FT_MPI_CHECK_RECOVER;
+        int drc = MPI_Comm_dup(MPI_COMM_WORLD, &x);
+        CHECK(drc == MPI_SUCCESS && x == MPI_COMM_WORLD, "recovery returned class %d",
+              ft_class(drc));
 
-    int new_size, new_rank, expect_rank = 0;
-    while (expect_rank < nalive && alive_pid[expect_rank] != me)
-        expect_rank++;
-    MPI_Comm_size(MPI_COMM_WORLD, &new_size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &new_rank);
-    CHECK(new_size == nalive && new_rank == expect_rank,
-          "after recovery: rank %d of %d, expected %d of %d", new_rank, new_size, expect_rank,
-          nalive);
-    CHECK(mode_attr(FTMPI_NUM_FAILED_PROCS) == size - nalive, "FTMPI_NUM_FAILED_PROCS is %d",
-          mode_attr(FTMPI_NUM_FAILED_PROCS));
+        int expect_rank = 0;
+        while (expect_rank < nalive && alive_pid[expect_rank] != me)
+            expect_rank++;
+        MPI_Comm_size(MPI_COMM_WORLD, &new_size);
+        MPI_Comm_rank(MPI_COMM_WORLD, &new_rank);
+        CHECK(new_size == nalive && new_rank == expect_rank,
+              "after recovery: rank %d of %d, expected %d of %d", new_rank, new_size, expect_rank,
+              nalive);
+        CHECK(mode_attr(FTMPI_NUM_FAILED_PROCS) == size - nalive, "FTMPI_NUM_FAILED_PROCS is %d",
+              mode_attr(FTMPI_NUM_FAILED_PROCS));
+    }
 
     /* the atomicity check: every survivor had the same outcome, at the
      * same round */
