@@ -426,15 +426,19 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
     goto fn_exit;
 }
 
-/* After the decision: the results go out on commit; on abort the error of
- * this process's part, or the failure's. */
+/* After the decision: the results go out on commit; on abort the error is
+ * the failure's. */
 static int conclude(atomic_op_t * op, int commit)
 {
     int mpi_errno = MPI_SUCCESS;
 
     if (!commit) {
-        mpi_errno = MPIR_ERR_GET_CLASS(op->run_errno) == MPI_ERR_OTHER ? op->run_errno :
-            MPIR_FTMPI_failure_error(-1);
+        /* a fresh code: the part's own may be stale by now (MPICH keeps
+         * the text of the last 128 codes made, and a termination protocol
+         * during a failure outlasts that; the RMA fence that used one
+         * printed "INTERNAL ERROR: invalid error code ... Ring ids do not
+         * match") */
+        mpi_errno = MPIR_FTMPI_failure_error(-1);
     } else if (op->out.n > 0 && !op->out.input) {
         /* a member whose part failed has the output another one kept */
         mpi_errno = op->run_errno == MPI_SUCCESS ?

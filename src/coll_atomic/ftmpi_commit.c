@@ -73,6 +73,7 @@ typedef struct record {
     int has_result;
     void *result;
     size_t result_capacity;     /* kept when the record is reused */
+    int held;                   /* this process's vote still reads it */
     struct record *next_in_bucket;
     struct record *younger;     /* the next record made after this one */
 } record_t;
@@ -107,8 +108,8 @@ static void append_youngest(record_t * r)
     youngest = r;
 }
 
-/* The oldest decided record, taken out of the table; NULL when every
- * record is undecided (those are moved behind the others). */
+/* The oldest decided record that no vote reads, taken out of the table;
+ * NULL when there is none (the others are moved behind). */
 static record_t *reclaim_oldest_decided(void)
 {
     for (int tries = nrecords; tries > 0 && oldest; tries--) {
@@ -116,7 +117,7 @@ static record_t *reclaim_oldest_decided(void)
         oldest = r->younger;
         if (oldest == NULL)
             youngest = NULL;
-        if (r->decision == UNDECIDED) {
+        if (r->decision == UNDECIDED || r->held) {
             append_youngest(r);
             continue;
         }
@@ -419,6 +420,7 @@ static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance
 
     v->r = find_record(comm->context_id, MPID_FT_epoch(), instance, seq);
     MPIR_ERR_CHKANDJUMP(v->r == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    v->r->held = 1;
     v->comm = comm;
     v->yes = yes;
     v->shared = shared;
@@ -447,6 +449,8 @@ static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance
   fn_exit:
     return mpi_errno;
   fn_fail:
+    if (v->r)
+        v->r->held = 0;
     goto fn_exit;
 }
 
@@ -483,6 +487,7 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     if (r->decision == UNDECIDED)
         goto fn_exit;
     *done = 1;
+    r->held = 0;
     *commit = r->decision == COMMIT;
     if (*commit && v->shared && !v->yes && v->shared->len)
         memcpy(v->shared->packed, r->result, v->shared->len);
@@ -499,6 +504,7 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
   fn_exit:
     return mpi_errno;
   fn_fail:
+    r->held = 0;
     goto fn_exit;
 }
 

@@ -13,7 +13,7 @@ recover from the first. Each run is classified:
   crash   a process that was not killed died, or the job ended
   wrong   a process found wrong data or a wrong error code
   orphan  a process of the job was alive 3 s after mpiexec returned
-  warn    UCX printed a warning or error
+  warn    UCX printed a warning or error, or MPICH an internal error
   fenced  ok, except that a process that was not killed found that it
           received nothing any more (a shared-memory queue left blocked by a
           killed sender) and left the job as failed, as the library does
@@ -264,8 +264,9 @@ def run_one(args, plan, index, logdir):
         problems.append(("crash", "mpiexec exit status %s" % rc))
     if orphans:
         problems.append(("orphan", "%d process(es) alive 3 s after mpiexec returned" % len(orphans)))
-    if re.search(r"UCX +(WARN|ERROR)", output):
-        problems.append(("warn", re.search(r"^.*UCX +(WARN|ERROR).*$", output, re.M).group(0)[:160]))
+    warning = re.search(r"^.*(UCX +(WARN|ERROR)|INTERNAL ERROR).*$", output, re.M)
+    if warning:
+        problems.append(("warn", warning.group(0)[:160]))
 
     if fenced and not problems:
         problems.append(("fenced", "process(es) %s received nothing and left the job" %
