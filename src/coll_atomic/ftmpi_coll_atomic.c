@@ -327,21 +327,12 @@ typedef struct {
     unsigned number;            /* of this process's atomic collectives */
     int is_shared;              /* every member's output is the same: `shared` */
     MPIR_FTMPI_shared_output_t shared;
-    int run_errno;
+    int part_ok;                /* this process's part succeeded: its vote */
     /* nonblocking form */
     MPIR_Request *inner, *greq;
     MPIR_FTMPI_vote_t *vote;
     int mpi_errno;
 } atomic_op_t;
-
-/* The outcome of this process's part, as the vote sees it. */
-static int part_errno(const atomic_op_t * op)
-{
-    if (op->run_errno == MPI_SUCCESS && test_point_is("part-fails", op->number))
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**fail", NULL);
-    return op->run_errno;
-}
 
 /* Whether every member of the call ends with the same output, small
  * enough to be kept and sent in the termination protocol; *len: its packed
@@ -385,6 +376,15 @@ static int unpack_shared(atomic_op_t * op)
         return MPI_SUCCESS;
     return MPIR_Localcopy(op->shared.packed, op->shared.len, MPI_BYTE,
                           op->user_recvbuf + p->offset, p->count, p->dt);
+}
+
+/* This process's part has ended (ok: it succeeded): its vote, the
+ * test-only points there, and a shared output packed for the others. */
+static int part_done(atomic_op_t * op, int ok)
+{
+    op->part_ok = ok && !test_point_is("part-fails", op->number);
+    test_death_at("before-vote", op->number);
+    return op->is_shared && op->part_ok ? pack_shared(op) : MPI_SUCCESS;
 }
 
 static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buffer)
@@ -441,7 +441,7 @@ static int conclude(atomic_op_t * op, int commit)
         mpi_errno = MPIR_FTMPI_failure_error(-1);
     } else if (op->out.n > 0 && !op->out.input) {
         /* a member whose part failed has the output another one kept */
-        mpi_errno = op->run_errno == MPI_SUCCESS ?
+        mpi_errno = op->part_ok ?
             copy_pieces(&op->out, op->tmp, op->user_recvbuf) : unpack_shared(op);
     }
     if (op->out.pieces != &op->out.one)
@@ -460,18 +460,12 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
 
     mpi_errno = prepare(&op, call, 0);
     MPIR_ERR_CHECK(mpi_errno);
-    op.run_errno = MPIR_FTMPI_coll_run(&op.c, &blocking, NULL);
-    if (op.run_errno == MPI_SUCCESS && *errflag != MPIR_ERR_NONE)
-        op.run_errno = MPIR_FTMPI_failure_error(-1);
-    op.run_errno = part_errno(&op);
-    test_death_at("before-vote", op.number);
+    int rc = MPIR_FTMPI_coll_run(&op.c, &blocking, NULL);
+    mpi_errno = part_done(&op, rc == MPI_SUCCESS && *errflag == MPIR_ERR_NONE);
+    MPIR_ERR_CHECK(mpi_errno);
 
     int commit = 0;
-    if (op.is_shared && op.run_errno == MPI_SUCCESS) {
-        mpi_errno = pack_shared(&op);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.run_errno == MPI_SUCCESS,
+    mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.part_ok,
                                   op.is_shared ? &op.shared : NULL, &commit);
     MPIR_ERR_CHECK(mpi_errno);
     if (commit)
@@ -502,19 +496,15 @@ static int atomic_poll(void *state, MPI_Status * status)
         if (op->inner) {
             if (!MPIR_Request_is_complete(op->inner))
                 return MPI_SUCCESS;
-            op->run_errno = MPIR_Request_completion_processing(op->inner, MPI_STATUS_IGNORE);
+            op->part_ok = MPIR_Request_completion_processing(op->inner, MPI_STATUS_IGNORE) ==
+                MPI_SUCCESS;
             MPIR_Request_free(op->inner);
             op->inner = NULL;
         }
-        op->run_errno = part_errno(op);
-        test_death_at("before-vote", op->number);
-        if (op->is_shared && op->run_errno == MPI_SUCCESS) {
-            mpi_errno = pack_shared(op);
-            if (mpi_errno != MPI_SUCCESS)
-                goto failed;
-        }
-        mpi_errno = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq,
-                                            op->run_errno == MPI_SUCCESS,
+        mpi_errno = part_done(op, op->part_ok);
+        if (mpi_errno != MPI_SUCCESS)
+            goto failed;
+        mpi_errno = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq, op->part_ok,
                                             op->is_shared ? &op->shared : NULL, &op->vote);
         if (mpi_errno != MPI_SUCCESS)
             goto failed;
@@ -585,9 +575,10 @@ int MPIR_FTMPI_atomic_start(const MPIR_FTMPI_coll_t * call, void *scratch,
     MPIR_ERR_CHECK(mpi_errno);
 
     nonblocking.request = &op->inner;
-    op->run_errno = MPIR_FTMPI_coll_run(&op->c, &nonblocking, scratch);
+    /* until the request completes: whether the start succeeded */
+    op->part_ok = MPIR_FTMPI_coll_run(&op->c, &nonblocking, scratch) == MPI_SUCCESS;
     scratch = NULL;
-    if (op->run_errno != MPI_SUCCESS && op->inner) {
+    if (!op->part_ok && op->inner) {
         MPIR_Request_completion_processing(op->inner, MPI_STATUS_IGNORE);
         MPIR_Request_free(op->inner);
         op->inner = NULL;

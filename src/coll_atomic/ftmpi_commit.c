@@ -167,32 +167,34 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
     return r;
 }
 
-static void send_msg(int pid, int type, const record_t * r, uint32_t round, int value)
+/* A message about r, followed by `len` bytes of `extra` (a shared output). */
+static void send_with(int pid, int type, const record_t * r, uint32_t round, int value,
+                      const void *extra, size_t len)
 {
-    commit_msg_t m = {
+    struct {
+        commit_msg_t m;
+        char extra[MPIR_FTMPI_SHARED_OUTPUT_MAX];
+    } s;
+    s.m = (commit_msg_t) {
         .type = type,.context_id = r->context_id,.epoch = r->epoch,.instance = r->instance,
         .seq = r->seq,.round = round,.value = value
     };
-    MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &m, sizeof(m));
+    if (len)
+        memcpy(s.extra, extra, len);
+    MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &s, sizeof(s.m) + len);
+}
+
+static void send_msg(int pid, int type, const record_t * r, uint32_t round, int value)
+{
+    send_with(pid, type, r, round, value, NULL, 0);
 }
 
 /* The answer to a query: the decision, and with a COMMIT of a shared
  * output, the output. */
 static void send_state(int pid, const record_t * r)
 {
-    struct {
-        commit_msg_t m;
-        char result[MPIR_FTMPI_SHARED_OUTPUT_MAX];
-    } s = {.m = {.type = STATE,.context_id = r->context_id,.epoch = r->epoch,
-                 .instance = r->instance,.seq = r->seq,.value = r->decision}
-    };
-    size_t len = 0;
-
-    if (r->decision == COMMIT && r->shared && r->has_result) {
-        len = r->result_len;
-        memcpy(s.result, r->result, len);
-    }
-    MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &s, sizeof(s.m) + len);
+    int with_output = r->decision == COMMIT && r->shared && r->has_result;
+    send_with(pid, STATE, r, 0, r->decision, r->result, with_output ? r->result_len : 0);
 }
 
 /* Keeps a shared output in the record (an error when out of memory). */
