@@ -28,7 +28,8 @@ for case in default user; do
         tls=posix,self,cma
         want=posix
     fi
-    out=$([ -z "$tls" ] || export UCX_TLS=$tls
+    # the default case must not inherit a UCX_TLS of the caller's
+    out=$(if [ -z "$tls" ]; then unset UCX_TLS; else export UCX_TLS=$tls; fi
         UCX_LOG_LEVEL=info tagged_run 60 strace -f -qq -e trace=openat -e signal=none -o "$log" \
             "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize" 2>&1)
     rc=$?
