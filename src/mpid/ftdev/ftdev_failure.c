@@ -269,6 +269,24 @@ void MPIDI_FTDEV_launcher_reported_failures(const char *list)
     }
 }
 
+int MPIDI_FTDEV_launcher_list_needed(void)
+{
+    /* what the watch saw goes first, so that the failure it names is
+     * handled before anything waits on mpiexec */
+    MPIDI_FTDEV_heartbeat_failures();
+    if (MPIDI_FTDEV_global.is_replacement) {
+        MPIR_FTMPI_TRACE("failure notice: the launcher's list is not fetched (it names the "
+                         "ranks of another process group)");
+        return 0;
+    }
+    if (MPIDI_FTDEV_heartbeat_watches_every_peer()) {
+        MPIR_FTMPI_TRACE("failure notice: the launcher's list is not fetched (every live "
+                         "process is watched on this node)");
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- refusing operations after a failure -------------------------------- */
 
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide)
@@ -306,6 +324,8 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 int MPIDI_FTDEV_progress_checks(void)
 {
     MPIDI_FTDEV_echo_progress();
+    /* what the heartbeat thread saw needs no launcher round trip: first */
+    MPIDI_FTDEV_heartbeat_failures();
     if (MPIDI_global.sigusr1_count != MPIDI_global.my_sigusr1_count) {
         MPIDI_global.my_sigusr1_count = MPIDI_global.sigusr1_count;
         int err = MPIDI_check_for_failed_procs();
@@ -324,7 +344,6 @@ int MPIDI_FTDEV_progress_checks(void)
         if (err != MPI_SUCCESS)
             return err;
     }
-    MPIDI_FTDEV_heartbeat_failures();
     /* the senders of what nobody can receive any more wait for it to be
      * taken; IGNORE mode has such messages for as long as it runs */
     int stale = MPIDI_FTDEV_drain_stale(pending);

@@ -35,6 +35,16 @@ int MPIDI_FTDEV_heartbeat_start(void);
 void MPIDI_FTDEV_heartbeat_stop(void);
 void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
+/* Deaths on this node (pidfds the thread holds): the main thread's look
+ * at them, every MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS progress calls that
+ * found nothing (a system call, so not on every one), or every
+ * MPIDI_FTDEV_WATCH_CHECK_YIELDS once it yields its core on each; and
+ * whether a pidfd of every live process but this one is held (so that any
+ * of their deaths will be seen). */
+#define MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS 1024
+#define MPIDI_FTDEV_WATCH_CHECK_YIELDS 16
+void MPIDI_FTDEV_heartbeat_watch_check(void);
+int MPIDI_FTDEV_heartbeat_watches_every_peer(void);
 
 /* The check that this process still receives after a death on its node
  * (ftdev_heartbeat.c): started by the failure of process `dead`;
@@ -50,8 +60,11 @@ int MPIDI_FTDEV_echo_under_way(void);
 void MPIDI_FTDEV_ucx_log_hold_back(void);
 void MPIDI_FTDEV_ucx_log_release(void);
 
-/* The launcher's PMI_dead_processes list, e.g. "3,5". */
+/* The launcher's PMI_dead_processes list, e.g. "3,5"; and whether, on
+ * the launcher's notice that some process died (SIGUSR1), that list is
+ * worth its round trip to mpiexec. */
 void MPIDI_FTDEV_launcher_reported_failures(const char *list);
+int MPIDI_FTDEV_launcher_list_needed(void);
 
 /* After a failure, waits that can no longer end well end with an error:
  * those of the application in CONT mode until the recovery (the requests

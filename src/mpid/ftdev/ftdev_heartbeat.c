@@ -14,6 +14,11 @@
  * declared failed and ends itself (a watcher on another node cannot kill
  * it).
  *
+ * The same thread sees a process of its own node die the moment it does:
+ * it holds a pidfd of each live peer on its node and sleeps on them with
+ * its socket (below), so a death there costs no heartbeat timeout and no
+ * round trip through the launcher.
+ *
  * The same threads back the check that a process still receives after a
  * death on its node (below): a process can run and beat and yet receive
  * nothing.
@@ -34,7 +39,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,12 +75,30 @@ cvars:
         0 turns the heartbeat off (a process stopped in a debugger then
         holds the others up instead of being declared failed).
 
+    - name        : MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS
+      category    : CH4_FTDEV
+      type        : boolean
+      default     : true
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        The heartbeat thread holds a pidfd (Linux 5.3 and later) of each
+        process of its node and learns of its death the moment it happens,
+        instead of from the launcher's notice (a few milliseconds later,
+        more under load). False leaves detection to the launcher, UCX and
+        the heartbeat. Needs the heartbeat (fault-tolerant modes,
+        MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT above 0).
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
 #define HB_MAGIC 0x46544842     /* "FTHB" */
 
 enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE };
+
+/* Why the thread holds a process failed (hb.suspected). */
+enum { HB_NOT_SUSPECTED = 0, HB_SUSPECT_SILENT, HB_SUSPECT_ENDED };
 
 typedef struct {
     uint32_t magic;
@@ -89,7 +115,11 @@ static struct {
     pthread_t thread;
     volatile int running;
     uint8_t *suspected;         /* per process id, set by the thread for the main thread */
-} hb = {.sock = -1 };
+    /* the thread's: processes of this node it watches end (pidfds) */
+    int watch_epoll;            /* the pidfds; -1: no watch */
+    int *watch_fd;              /* per process id; -1: none */
+    int32_t *watch_ospid;       /* per process id: the process watch_fd is of (0: none) */
+} hb = {.sock = -1,.watch_epoll = -1 };
 
 static double now_ms(void)
 {
@@ -118,6 +148,14 @@ static uint32_t node_address(void)
     return found;
 }
 
+/* Two processes of one node can watch each other's ospid only if they see
+ * the same process ids: containers on one host may not. */
+static uint64_t own_pid_namespace(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
 int MPIDI_FTDEV_heartbeat_enabled(void)
 {
     return MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT > 0 && MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD > 0 &&
@@ -132,6 +170,7 @@ int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
 
     memset(contact, 0, sizeof(*contact));
     contact->ospid = (int32_t) getpid();
+    contact->pid_namespace = own_pid_namespace();
     if (!MPIDI_FTDEV_heartbeat_enabled())
         goto fn_exit;
     hb.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -182,9 +221,9 @@ static void send_to(int pid, int kind, int about)
 
 /* Marks pid failed for the main thread, which handles it at its next
  * progress call (MPIDI_FTDEV_heartbeat_failures). */
-static void suspect(int pid)
+static void suspect(int pid, int why)
 {
-    __atomic_store_n(&hb.suspected[pid], 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&hb.suspected[pid], why, __ATOMIC_RELEASE);
     __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
 }
 
@@ -193,7 +232,7 @@ static void declare_failed(int pid)
     int n = MPIDI_FTDEV_global.num_pids;
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
 
-    suspect(pid);
+    suspect(pid, HB_SUSPECT_SILENT);
     fprintf(stderr, "FT-MPICH: process %d sent no heartbeat for %d ms and is declared failed\n",
             pid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT);
     if (MPIR_Process.node_map &&
@@ -423,6 +462,167 @@ static void echo_peer_state(int from, int32_t state, double now)
     }
 }
 
+/* ---- deaths on this node --------------------------------------------------
+ * A pidfd becomes readable when its process ends, whoever's child it is,
+ * so a death on this node is known as soon as the kernel has it. The
+ * thread keeps one pidfd per process that is alive in ftdev's view, not
+ * finalizing, of this node and of this pid namespace, in an epoll set
+ * whose entries name the process id and the OS process; a replacement is
+ * watched from the moment its contact arrives. Both threads look: the
+ * heartbeat thread sleeps on the set, and the main thread checks it now
+ * and then while it waits for messages (MPIDI_FTDEV_heartbeat_watch_check),
+ * since on a busy node the heartbeat thread may wait milliseconds for a
+ * core. A pidfd opened on a process that has died already (ESRCH) watches
+ * nothing: the launcher's notice covers that. */
+
+static int open_pidfd(int32_t ospid)
+{
+#ifdef SYS_pidfd_open
+    return (int) syscall(SYS_pidfd_open, (pid_t) ospid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+static int32_t ospid_to_watch(int pid)
+{
+    const MPIDI_FTDEV_hb_contact_t *c = &MPIDI_FTDEV_global.peer_hb[pid];
+    uint64_t mine = MPIDI_FTDEV_global.peer_hb[MPIDI_FTDEV_global.my_pid].pid_namespace;
+
+    if (pid == MPIDI_FTDEV_global.my_pid || !live(pid) || !on_my_node(pid) ||
+        MPIDI_FTDEV_global.peer_finalizing[pid] || c->ospid <= 0 || mine == 0 ||
+        c->pid_namespace != mine)
+        return 0;
+    return c->ospid;
+}
+
+static uint64_t watch_tag(int pid, int32_t ospid)
+{
+    return (uint64_t) (uint32_t) pid << 32 | (uint32_t) ospid;
+}
+
+static void watch_drop(int pid)
+{
+    int fd = hb.watch_fd[pid];
+    if (fd >= 0) {
+        __atomic_store_n(&hb.watch_fd[pid], -1, __ATOMIC_RELEASE);
+        epoll_ctl(hb.watch_epoll, EPOLL_CTL_DEL, fd, NULL);
+        close(fd);
+    }
+}
+
+/* The thread's: brings the watched set in line with ftdev's view. */
+static void watch_update(void)
+{
+    if (hb.watch_epoll < 0)
+        return;
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+        int32_t ospid = ospid_to_watch(pid);
+        if (ospid == hb.watch_ospid[pid])
+            continue;
+        /* in this order, so that the main thread never pairs an fd with
+         * a process it is not of (MPIDI_FTDEV_heartbeat_watches_every_peer) */
+        watch_drop(pid);
+        __atomic_store_n(&hb.watch_ospid[pid], ospid, __ATOMIC_RELEASE);
+        int fd = ospid ? open_pidfd(ospid) : -1;        /* a failed open is not retried */
+        if (fd < 0)
+            continue;
+        struct epoll_event ev = {.events = EPOLLIN,.data.u64 = watch_tag(pid, ospid) };
+        if (epoll_ctl(hb.watch_epoll, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            close(fd);
+            continue;
+        }
+        __atomic_store_n(&hb.watch_fd[pid], fd, __ATOMIC_RELEASE);
+    }
+}
+
+/* The processes whose pidfd is readable, from either thread: failed,
+ * unless ftdev moved on from that OS process (it finalized, or a
+ * replacement took its process id). Returns how many events it read. */
+static int watch_collect(void)
+{
+    struct epoll_event ev[16];
+    int n = epoll_wait(hb.watch_epoll, ev, 16, 0);
+    for (int i = 0; i < n; i++) {
+        int pid = (int) (ev[i].data.u64 >> 32);
+        int32_t ospid = (int32_t) (uint32_t) ev[i].data.u64;
+        if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids && !hb.suspected[pid] &&
+            ospid == ospid_to_watch(pid))
+            suspect(pid, HB_SUSPECT_ENDED);
+    }
+    return n;
+}
+
+/* The thread's: drops the pidfds of processes that ended. */
+static void watch_forget_ended(void)
+{
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
+        if (hb.watch_fd[pid] >= 0 && hb.suspected[pid])
+            watch_drop(pid);
+}
+
+void MPIDI_FTDEV_heartbeat_watch_check(void)
+{
+    if (hb.watch_epoll >= 0 && watch_collect() > 0)
+        MPIDI_FTDEV_heartbeat_failures();
+}
+
+int MPIDI_FTDEV_heartbeat_watches_every_peer(void)
+{
+    if (!hb.running || hb.watch_epoll < 0)
+        return 0;
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+        if (pid == MPIDI_FTDEV_global.my_pid ||
+            MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+            continue;
+        /* one the thread has found dead and not yet reported was watched;
+         * a finalizing process no longer is */
+        if (__atomic_load_n(&hb.suspected[pid], __ATOMIC_ACQUIRE))
+            continue;
+        int32_t ospid = __atomic_load_n(&hb.watch_ospid[pid], __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&hb.watch_fd[pid], __ATOMIC_ACQUIRE) < 0 ||
+            __atomic_load_n(&hb.watch_ospid[pid], __ATOMIC_ACQUIRE) != ospid ||
+            ospid != MPIDI_FTDEV_global.peer_hb[pid].ospid)
+            return 0;
+    }
+    return 1;
+}
+
+static int watch_open(void)
+{
+    int n = MPIDI_FTDEV_global.num_pids;
+    if (!MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS)
+        return MPI_SUCCESS;
+    hb.watch_fd = MPL_malloc(n * sizeof(int), MPL_MEM_OTHER);
+    hb.watch_ospid = MPL_calloc(n, sizeof(int32_t), MPL_MEM_OTHER);
+    if (hb.watch_fd == NULL || hb.watch_ospid == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int pid = 0; pid < n; pid++)
+        hb.watch_fd[pid] = -1;
+    /* no pidfd_open (Linux before 5.3): detection as before */
+    int probe = open_pidfd((int32_t) getpid());
+    if (probe >= 0) {
+        close(probe);
+        hb.watch_epoll = epoll_create1(EPOLL_CLOEXEC);
+    }
+    return MPI_SUCCESS;
+}
+
+static void watch_close(void)
+{
+    for (int pid = 0; hb.watch_fd && pid < MPIDI_FTDEV_global.num_pids; pid++)
+        if (hb.watch_fd[pid] >= 0)
+            close(hb.watch_fd[pid]);
+    if (hb.watch_epoll >= 0)
+        close(hb.watch_epoll);
+    hb.watch_epoll = -1;
+    MPL_free(hb.watch_fd);
+    MPL_free(hb.watch_ospid);
+    hb.watch_fd = NULL;
+    hb.watch_ospid = NULL;
+}
+
 static void *beat(void *arg)
 {
     double period = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD;
@@ -452,8 +652,16 @@ static void *beat(void *arg)
             watched_since = now;
         }
 
-        struct pollfd pfd = {.fd = hb.sock,.events = POLLIN };
-        if (poll(&pfd, 1, (int) (period / 2) + 1) > 0) {
+        watch_update();
+        struct pollfd fds[2] = { {.fd = hb.sock,.events = POLLIN},
+        {.fd = hb.watch_epoll,.events = POLLIN}
+        };
+        poll(fds, hb.watch_epoll >= 0 ? 2 : 1, (int) (period / 2) + 1);
+        if (fds[1].revents) {
+            watch_collect();
+            watch_forget_ended();
+        }
+        if (fds[0].revents & POLLIN) {
             hb_msg_t m;
             while (recv(hb.sock, &m, sizeof(m), MSG_DONTWAIT) == sizeof(m)) {
                 if (m.magic != HB_MAGIC || m.from < 0 || m.from >= MPIDI_FTDEV_global.num_pids ||
@@ -474,7 +682,7 @@ static void *beat(void *arg)
                 else if (m.kind == HB_FAILED && m.about >= 0 &&
                          m.about < MPIDI_FTDEV_global.num_pids &&
                          m.about != MPIDI_FTDEV_global.my_pid && !hb.suspected[m.about])
-                    suspect(m.about);
+                    suspect(m.about, HB_SUSPECT_SILENT);
             }
         }
 
@@ -510,6 +718,7 @@ int MPIDI_FTDEV_heartbeat_start(void)
     MPIR_ERR_CHKANDJUMP(hb.suspected == NULL || echo.answered == NULL, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
     echo.received = echo.answered + MPIDI_FTDEV_global.num_pids;
+    MPIR_ERR_CHKANDJUMP(watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER, "**nomem");
     hb.running = 1;
     int err = pthread_create(&hb.thread, NULL, beat, NULL);
     if (err) {
@@ -530,6 +739,7 @@ void MPIDI_FTDEV_heartbeat_stop(void)
         hb.running = 0;
         pthread_join(hb.thread, NULL);
     }
+    watch_close();
     if (hb.sock >= 0)
         close(hb.sock);
     hb.sock = -1;
@@ -546,10 +756,14 @@ void MPIDI_FTDEV_heartbeat_failures(void)
     if (hb.suspected == NULL)
         return;
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
-        if (!__atomic_load_n(&hb.suspected[pid], __ATOMIC_ACQUIRE) ||
-            MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+        int why = __atomic_load_n(&hb.suspected[pid], __ATOMIC_ACQUIRE);
+        if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
-        snprintf(how, sizeof(how), "no heartbeat for %d ms", MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT);
+        if (why == HB_SUSPECT_ENDED)
+            snprintf(how, sizeof(how), "its process ended, seen from its node");
+        else
+            snprintf(how, sizeof(how), "no heartbeat for %d ms",
+                     MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT);
         MPIDI_FTDEV_peer_failed(pid, how);
     }
 }

@@ -17,9 +17,17 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
         return MPI_SUCCESS;
     if (ucp_worker_progress(MPIDI_FTDEV_global.worker)) {
         MPIDI_FTDEV_global.idle_polls = 0;
-    } else if (MPIDI_FTDEV_global.polls_before_yield &&
-               ++MPIDI_FTDEV_global.idle_polls > MPIDI_FTDEV_global.polls_before_yield) {
-        sched_yield();
+    } else {
+        /* a process that waits looks itself for a death on its node now
+         * and then: its heartbeat thread may be waiting for a core */
+        unsigned idle = ++MPIDI_FTDEV_global.idle_polls;
+        if (MPIDI_FTDEV_global.polls_before_yield && idle > MPIDI_FTDEV_global.polls_before_yield) {
+            sched_yield();
+            if (idle % MPIDI_FTDEV_WATCH_CHECK_YIELDS == 0)
+                MPIDI_FTDEV_heartbeat_watch_check();
+        } else if (unlikely(idle % MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS == 0)) {
+            MPIDI_FTDEV_heartbeat_watch_check();
+        }
     }
     /* the launcher's failure notice (SIGUSR1) is otherwise read only by
      * ch4's global progress, which RMA synchronizations do not run */

@@ -61,6 +61,7 @@ typedef struct {
     uint16_t port;              /* network order */
     uint16_t pad;
     int32_t ospid;
+    uint64_t pid_namespace;     /* inode of its /proc/self/ns/pid; 0: unknown */
 } MPIDI_FTDEV_hb_contact_t;
 
 typedef struct {
