@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # A death on a process's own node is learned from the pidfd its heartbeat
 # thread holds (MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS), not only from the
-# launcher's notice: with the protocol trace on, each death must appear in
-# some survivor's trace as "failure: process P (its process ended, seen
-# from its node)". Covered: a SIGKILL the launcher injects at a random
-# moment (the program knows nothing of it), a SIGTERM, a rank's own
-# _exit, and in REBUILD the death of a replacement (watched from the
-# moment it joined). With the watch turned off, no survivor may name it and
-# the deaths are still found. Every job runs under a time-out and leaves
-# no process behind.
+# launcher's notice: each death must appear in some survivor's trace file
+# (MPIR_CVAR_FTMPI_TRACE_FILE: one file per process, so that no line is
+# cut by another's output) as a failure "its process ended, seen from its
+# node". Covered: a SIGKILL the launcher injects at a random moment (the
+# program knows nothing of it), a SIGTERM, a rank's own _exit, and in
+# REBUILD the death of a replacement (watched from the moment it joined).
+# With every process watched, the launcher's list is not fetched. With the
+# watch turned off, no survivor may name it, every fetch is made, and the
+# deaths are still found. Every job runs under a time-out and leaves no
+# process behind.
 set -u
 . "$(dirname "$0")/common.bash"
 build inject_target || exit 1
@@ -19,26 +21,44 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 WATCHED="its process ended, seen from its node"
 
-# failures VICTIM OUTPUT: how each survivor learned of process VICTIM's
-# death, one line per trace line, after the epoch the survivor was in
-# (a REBUILD's second death of one process is in a later epoch)
-failures() {
-    awk -v v="$1" '$1 == "[ftmpi" && $4 == "epoch:" && $6 == "begins" { ep[$2] = $5 }
-        $1 == "[ftmpi" && $4 == "failure:" && $5 == "process" && $6 == v {
-            print ep[$2] + 0, substr($0, index($0, "(")) }' <<<"$2"
+traces=$(mktemp -d "$bin/node_death_watch.XXXXXX")
+trap 'rm -rf "$traces"' EXIT
+
+# traced COMMAND...: runs COMMAND with a fresh trace file per process
+traced() {
+    rm -f "$traces"/t.*
+    MPIR_CVAR_FTMPI_TRACE_FILE=$traces/t "$@"
 }
 
-# check LABEL VICTIM WANT_WATCHED DEATHS OUTPUT: DEATHS deaths of VICTIM
+# failures VICTIM: how each survivor learned of process VICTIM's death,
+# one line per report, after the epoch the survivor was in (a REBUILD's
+# second death of one process is in a later epoch)
+failures() {
+    local f
+    for f in "$traces"/t.*; do
+        awk -v v="$1" '$2 == "step" && $3 == "text=\"epoch:" && $5 == "begins\"" { ep = $4 }
+            $2 == "failure" && $3 == "pid=" v { h = substr($0, index($0, "how=") + 5)
+                print ep + 0, "(" substr(h, 1, length(h) - 1) ")" }' "$f"
+    done
+}
+
+# skipped: how many processes did not fetch the launcher's list, since
+# they watched every live process
+skipped() {
+    cat "$traces"/t.* | grep -c "the launcher's list is not fetched (every live process is watched"
+}
+
+# check LABEL VICTIM WANT_WATCHED DEATHS: DEATHS deaths of VICTIM
 # (in as many epochs); WANT_WATCHED yes: each one seen by the watch of
 # some survivor, no: none seen so
 check() {
     local label=$1 victim=$2 want=$3 deaths=$4 lines epochs seen_in
-    lines=$(failures "$victim" "$5")
+    lines=$(failures "$victim")
     epochs=$(awk '{ print $1 }' <<<"$lines" | sort -u | grep -c .)
     seen_in=$(grep -F "($WATCHED)" <<<"$lines" | awk '{ print $1 }' | sort -u | grep -c .)
     if [ "$epochs" != "$deaths" ]; then
         bad "$label: process $victim reported failed in $epochs epochs, expected $deaths:"
-        printf '%s\n' "$5" | grep -E "failure:|epoch:|No Errors|FAIL|rror" | head -n 20
+        grep -hE "failure|epoch:" "$traces"/t.* | head -n 20
     elif [ "$want" = yes ] && [ "$seen_in" != "$deaths" ]; then
         bad "$label: $deaths deaths of process $victim, $seen_in seen by a node watcher; how the survivors learned (epoch, how):"
         sort <<<"$lines" | uniq -c
@@ -56,7 +76,7 @@ status() {
     n=$(grep -Ec "rank [0-9]+: No Errors" <<<"$4")
     if [ "$2" != 0 ] || [ "$n" != "$3" ]; then
         bad "$1: exit status $2, $n survivors reported (expected $3):"
-        printf '%s\n' "$4" | grep -vE "^\[ftmpi" | head -n 20
+        printf '%s\n' "$4" | head -n 20
         return 1
     fi
 }
@@ -66,21 +86,21 @@ echo "seed $seed (NODE_WATCH_SEED=$seed replays the random kill)"
 
 # ---- a SIGKILL from outside at a random moment (SHRINK) ----
 for watch in 1 0; do
-    out=$(FTMPI_COMM_MODE=shrink MPIR_CVAR_FTMPI_TRACE=1 MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS=$watch \
-          tagged_run 60 "$prefix/bin/mpiexec" -n 4 -inject-failure "random:1@0.2-1.0:$seed" \
+    out=$(FTMPI_COMM_MODE=shrink MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS=$watch \
+          traced tagged_run 60 "$prefix/bin/mpiexec" -n 4 -inject-failure "random:1@0.2-1.0:$seed" \
           "$bin/inject_target" 1.5 2>&1)
     rc=$?
     victim=$(grep -o "injected SIGKILL into rank [0-9]*" <<<"$out" | awk '{print $5}')
     label="random SIGKILL, watch=$watch"
     if [ -z "$victim" ]; then
-        bad "$label: no kill was injected (status $rc):"; printf '%s\n' "$out" | grep -v "^\[ftmpi" | head
+        bad "$label: no kill was injected (status $rc):"; printf '%s\n' "$out" | head
         continue
     fi
     status "$label" $rc 3 "$out" || continue
-    check "$label (rank $victim)" "$victim" "$([ $watch = 1 ] && echo yes || echo no)" 1 "$out"
+    check "$label (rank $victim)" "$victim" "$([ $watch = 1 ] && echo yes || echo no)" 1
     # the launcher's notice still comes; its list is fetched only when
     # some live process is not watched
-    skipped=$(grep -c "the launcher's list is not fetched (every live process is watched" <<<"$out")
+    skipped=$(skipped)
     if [ $watch = 1 ] && [ "$skipped" = 0 ]; then
         bad "$label: every process was watched, yet no survivor skipped the launcher's list"
     elif [ $watch = 0 ] && [ "$skipped" != 0 ]; then
@@ -89,23 +109,23 @@ for watch in 1 0; do
 done
 
 # ---- SIGTERM from outside (BLANK) ----
-out=$(FTMPI_COMM_MODE=blank MPIR_CVAR_FTMPI_TRACE=1 tagged_run 60 "$prefix/bin/mpiexec" -n 3 \
+out=$(FTMPI_COMM_MODE=blank traced tagged_run 60 "$prefix/bin/mpiexec" -n 3 \
       -inject-failure 2@0.4:TERM "$bin/inject_target" 1.2 2>&1)
 rc=$?
-status "SIGTERM" $rc 2 "$out" && check "SIGTERM (rank 2)" 2 yes 1 "$out"
+status "SIGTERM" $rc 2 "$out" && check "SIGTERM (rank 2)" 2 yes 1
 
 # ---- a rank's own _exit at a chosen point (SHRINK) ----
-out=$(FTMPI_COMM_MODE=shrink MPIR_CVAR_FTMPI_TRACE=1 tagged_run 60 "$prefix/bin/mpiexec" -n 4 \
+out=$(FTMPI_COMM_MODE=shrink traced tagged_run 60 "$prefix/bin/mpiexec" -n 4 \
       "$bin/ft_notify" 1 exit recv-live 2>&1)
 rc=$?
-status "_exit" $rc 3 "$out" && check "_exit (rank 1)" 1 yes 1 "$out"
+status "_exit" $rc 3 "$out" && check "_exit (rank 1)" 1 yes 1
 
 # ---- REBUILD: rank 1 dies, then its replacement dies too ----
-out=$(FTMPI_COMM_MODE=rebuild MPIR_CVAR_FTMPI_TRACE=1 tagged_run 90 "$prefix/bin/mpiexec" -n 3 \
+out=$(FTMPI_COMM_MODE=rebuild traced tagged_run 90 "$prefix/bin/mpiexec" -n 3 \
       "$bin/ft_rebuild" 1:-:1 kill 2>&1)
 rc=$?
 status "REBUILD, the replacement killed" $rc 3 "$out" &&
-    check "REBUILD, the replacement killed (rank 1 twice)" 1 yes 2 "$out"
+    check "REBUILD, the replacement killed (rank 1 twice)" 1 yes 2
 
 no_process_left || fail=1
 exit $fail
