@@ -250,6 +250,22 @@ static void register_failure_notices(void)
     MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_FAILED, failure_notice, NULL);
 }
 
+/* A notice from outside UCX (the launcher's, the node watch's) can
+ * overtake what the dead process sent last, which already waits in this
+ * process's queues: a message, or the acknowledgement that completes a
+ * synchronous send to it. That is taken first, as it would have been had
+ * the notice come later. (Only from outside UCX's progress, whose
+ * callbacks cannot enter it again.) */
+#define MPIDI_FTDEV_TAKE_ARRIVED_MAX_POLLS 64
+
+void MPIDI_FTDEV_take_what_arrived(void)
+{
+    if (MPIDI_FTDEV_global.in_worker_progress || MPIDI_FTDEV_global.worker == NULL ||
+        MPIDI_FTDEV_global.finalizing)
+        return;
+    for (int i = 0; i < MPIDI_FTDEV_TAKE_ARRIVED_MAX_POLLS && MPIDI_FTDEV_worker_progress(); i++);
+}
+
 /* "3,5" from the launcher: ranks of the processes it started with the job.
  * A replacement runs in a process group of its own, whose list this is
  * for it; and a rank that was replaced is not the process listed. */
@@ -258,6 +274,8 @@ void MPIDI_FTDEV_launcher_reported_failures(const char *list)
     const char *p = list;
     if (MPIDI_FTDEV_global.is_replacement)
         return;
+    if (*p)
+        MPIDI_FTDEV_take_what_arrived();
     while (*p) {
         char *end;
         long pid = strtol(p, &end, 10);

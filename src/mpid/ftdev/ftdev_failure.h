@@ -13,6 +13,10 @@
  * learned `how` (for messages). Layers above reach it through
  * MPID_FT_failure_learned. */
 void MPIDI_FTDEV_peer_failed(int pid, const char *how);
+/* Before a failure learned from outside UCX: what already arrived is
+ * taken first (a message or acknowledgement the dead process sent before
+ * it died must not be lost to a notice that overtook it). */
+void MPIDI_FTDEV_take_what_arrived(void);
 /* Drops `pid` from the log of failures (a replacement took it over). */
 void MPIDI_FTDEV_forget_failure(int pid);
 

@@ -759,6 +759,9 @@ void MPIDI_FTDEV_heartbeat_failures(void)
         int why = __atomic_load_n(&hb.suspected[pid], __ATOMIC_ACQUIRE);
         if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
+        MPIDI_FTDEV_take_what_arrived();
+        if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+            continue;
         if (why == HB_SUSPECT_ENDED)
             snprintf(how, sizeof(how), "its process ended, seen from its node");
         else

@@ -137,6 +137,19 @@ MPL_STATIC_INLINE_PREFIX MPIR_Request **MPIDI_FTDEV_peer_list(int pid)
     return &MPIDI_FTDEV_global.peer_reqs[pid];
 }
 
+/* ---- UCX's progress ------------------------------------------------------- */
+
+/* Every entry into UCX's progress, so that a failure learned outside it
+ * can first take what already arrived (MPIDI_FTDEV_take_what_arrived)
+ * and one learned in its callbacks does not enter it again. */
+MPL_STATIC_INLINE_PREFIX unsigned MPIDI_FTDEV_worker_progress(void)
+{
+    MPIDI_FTDEV_global.in_worker_progress++;
+    unsigned events = ucp_worker_progress(MPIDI_FTDEV_global.worker);
+    MPIDI_FTDEV_global.in_worker_progress--;
+    return events;
+}
+
 /* ---- datatypes ------------------------------------------------------------ */
 
 int MPIDI_FTDEV_create_ucp_datatype(MPIR_Datatype * dt_ptr);

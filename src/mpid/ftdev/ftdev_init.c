@@ -419,7 +419,7 @@ static void close_all_eps(ucs_status_ptr_t * closing)
     MPL_wtime(&start);
     for (int i = 0; i < n; i++) {
         while (ucp_request_check_status(closing[i]) == UCS_INPROGRESS && elapsed < 1.0) {
-            ucp_worker_progress(MPIDI_FTDEV_global.worker);
+            MPIDI_FTDEV_worker_progress();
             MPL_wtime(&now);
             MPL_wtime_diff(&start, &now, &elapsed);
         }
@@ -463,7 +463,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     double waited = 0;
     MPL_wtime(&start);
     while (MPIDI_FTDEV_global.sends_in_flight > 0 && waited < 1.0) {
-        ucp_worker_progress(MPIDI_FTDEV_global.worker);
+        MPIDI_FTDEV_worker_progress();
         MPL_wtime(&now);
         MPL_wtime_diff(&start, &now, &waited);
     }

@@ -15,7 +15,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
 {
     if (vci != 0)
         return MPI_SUCCESS;
-    if (ucp_worker_progress(MPIDI_FTDEV_global.worker)) {
+    if (MPIDI_FTDEV_worker_progress()) {
         MPIDI_FTDEV_global.idle_polls = 0;
     } else {
         /* a process that waits looks itself for a death on its node now
