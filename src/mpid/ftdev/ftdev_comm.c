@@ -113,10 +113,33 @@ int MPIDI_FTDEV_mpi_comm_commit_post_hook(MPIR_Comm * comm)
     return MPI_SUCCESS;
 }
 
+/* A communicator left behind by a failure (revoked, or with a dead member)
+ * may leave messages in UCX's unexpected queue that no receive will ever
+ * take: a halo exchange its members sent before they heard of the
+ * revocation, say. Its context id is free again once this hook returns, and
+ * the next communicator to get it (a shrink's, typically) would match them
+ * as its own. They are dropped now, while no communicator here can have the
+ * id: a new one that will get it needs this process to offer it first. */
+static void drop_leftover_messages(MPIR_Comm * comm)
+{
+    uint64_t field = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
+                                            MPIDI_FTDEV_CONTEXT_ID_SHIFT);
+    uint64_t suffix = (uint64_t) MPIR_CONTEXT_SUFFIX_MASK << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
+    uint64_t base = (uint64_t) comm->recvcontext_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
+
+    if (MPIDI_FTDEV_global.worker == NULL ||
+        (!comm->revoked && MPIDI_FTDEV_comm_failed_member(comm) < 0))
+        return;
+    MPIR_FTMPI_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
+                     "messages is dropped", comm->recvcontext_id);
+    MPIDI_FTDEV_drain(base & ~suffix, field & ~suffix);
+}
+
 int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
     MPIR_FTMPI_coll_comm_free(comm);
+    drop_leftover_messages(comm);
     mark_context(comm->context_id, 1);
     mark_context(comm->recvcontext_id, 1);
     if (comm->revoked)
