@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """FT-MPICH random-kill soak.
 
-Runs soak_workload under mpiexec in every fault-tolerance mode and kills its
-processes from outside at random moments: SIGKILL, _exit (SIGUSR2, which the
+Runs soak_workload under mpiexec in every fault-tolerance mode (the FT-MPI
+modes and ULFM) and kills its processes from outside at random moments:
+SIGKILL, _exit (SIGUSR2, which the
 workload turns into _exit), SIGSTOP followed by SIGKILL, or SIGSTOP alone
 (the heartbeat must find it), sometimes a second kill while the survivors
 recover from the first. Each run is classified:
@@ -48,7 +49,10 @@ RECOVERING_MODES = [
     for coll in ("nonatomic", "atomic")
 ]
 IGNORE_MODES = [("blank", "ignore", "reset", "nonatomic"), ("shrink", "ignore", "cont", "nonatomic")]
-ALL_MODES = RECOVERING_MODES + IGNORE_MODES
+# ULFM: the program revokes, agrees and shrinks; the job sets only
+# FTMPI_RECOVERY_MODE (an FT-MPI mode variable besides it is refused)
+ULFM_MODE = ("shrink", "ulfm", "reset", "nonatomic")
+ALL_MODES = RECOVERING_MODES + IGNORE_MODES + [ULFM_MODE]
 
 
 def mode_name(mode):
@@ -149,13 +153,18 @@ def run_one(args, plan, index, logdir):
     rundir = tempfile.mkdtemp(prefix="soak.", dir=logdir)
     log_path = os.path.join(logdir, "run-%04d-seed-%d.log" % (index, plan.seed))
     env = dict(os.environ)
-    env.update({
-        "FTMPI_SOAK_RUN": marker,
-        "FTMPI_COMM_MODE": plan.mode[0],
-        "FTMPI_RECOVERY_MODE": plan.mode[1],
-        "FTMPI_MSG_MODE": plan.mode[2],
-        "FTMPI_COLL_MODE": plan.mode[3],
-    })
+    env["FTMPI_SOAK_RUN"] = marker
+    for var in ("FTMPI_COMM_MODE", "FTMPI_RECOVERY_MODE", "FTMPI_MSG_MODE", "FTMPI_COLL_MODE"):
+        env.pop(var, None)
+    if plan.mode == ULFM_MODE:
+        env["FTMPI_RECOVERY_MODE"] = "ulfm"
+    else:
+        env.update({
+            "FTMPI_COMM_MODE": plan.mode[0],
+            "FTMPI_RECOVERY_MODE": plan.mode[1],
+            "FTMPI_MSG_MODE": plan.mode[2],
+            "FTMPI_COLL_MODE": plan.mode[3],
+        })
     limit = args.duration + args.grace
     cmd = [os.path.join(args.prefix, "bin", "mpiexec"), "-n", str(plan.np), args.workload, rundir,
            str(args.duration)]
@@ -260,7 +269,9 @@ def run_one(args, plan, index, logdir):
     if missing and not hung:
         problems.append(("crash", "process(es) %s that were not killed did not finish" %
                          ",".join(map(str, sorted(missing)))))
-    if not hung and rc != 0 and not missing:
+    # under ULFM mpiexec's status includes the killed processes', as stock
+    # MPICH's does
+    if not hung and rc != 0 and not missing and not (plan.mode == ULFM_MODE and killed):
         problems.append(("crash", "mpiexec exit status %s" % rc))
     if orphans:
         problems.append(("orphan", "%d process(es) alive 3 s after mpiexec returned" % len(orphans)))

@@ -22,8 +22,13 @@
  * reaches the end prints " rank R: No Errors" (or "Found N errors"). In
  * IGNORE mode, which has no recovery, the ranks pass tokens around the
  * ring of those they believe alive and check that collectives over the
- * world either succeed (nobody failed yet) or fail, never hang. */
+ * world either succeed (nobody failed yet) or fail, never hang. Under ULFM
+ * (FTMPI_RECOVERY_MODE=ulfm) it runs on a communicator of its own: a process
+ * whose call failed revokes it, every iteration ends with MPIX_Comm_agree
+ * on whether everyone's succeeded (so all survivors take the same path),
+ * and a failed one is followed by a shrink. */
 #include <mpi.h>
+#include <mpi-ext.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -40,7 +45,10 @@
 
 static int rank, size, pid0;    /* pid0: rank in the first world */
 static int errors;
-static int manual_mode, blank_mode, cont_mode, atomic_mode, ignore_mode;
+static int manual_mode, blank_mode, cont_mode, atomic_mode, ignore_mode, ulfm_mode;
+/* what the workload runs on: MPI_COMM_WORLD, which FT-MPI recovers; under
+ * ULFM a dup of it, replaced by its shrink after each failure */
+static MPI_Comm work = MPI_COMM_WORLD;
 static int live[MAXP], nlive;   /* live[r]: rank r of the world is not a blank */
 static int gen;                 /* recoveries this job went through, as agreed */
 static int iter;                /* iterations completed, as agreed at the last resync */
@@ -144,6 +152,32 @@ static const size_t sizes[] = { 8, 1024, 65536, BIG, 200, 16384, 300000 };
 
 /* ---- one iteration: returns MPI_SUCCESS or the first error ------------- */
 
+/* ULFM: every survivor leaves an iteration (or a resync) the same way. They
+ * agree on whether everyone's part succeeded and whether time is up; a
+ * failed part anywhere, or an agreement that reports an unacknowledged
+ * failure, sends all of them to recovery. */
+static int agree_outcome(int rc, int *done)
+{
+    int flags = (rc == MPI_SUCCESS ? 1 : 0) | (now() > deadline ? 0 : 2);
+    int arc = MPIX_Comm_agree(work, &flags);
+    if (arc != MPI_SUCCESS)
+        return arc;
+    if (!(flags & 1))
+        return rc != MPI_SUCCESS ? rc : MPIX_ERR_PROC_FAILED;
+    if (done)
+        *done = !(flags & 2);
+    return MPI_SUCCESS;
+}
+
+static void check_ulfm_error(int rc, const char *what)
+{
+    int cls;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPIX_ERR_PROC_FAILED && cls != MPIX_ERR_PROC_FAILED_PENDING &&
+        cls != MPIX_ERR_REVOKED)
+        wrong("%s failed with error class %d, expected a ULFM one", what, cls);
+}
+
 #define TRY(call) do { int rc_ = (call); if (rc_ != MPI_SUCCESS) return rc_; } while (0)
 
 static int ring_blocking(void)
@@ -154,7 +188,7 @@ static int ring_blocking(void)
     fill(sbuf, len, 1);
     memset(rbuf, 0xee, len);
     TRY(MPI_Sendrecv(sbuf, (int) len, MPI_BYTE, right, TAG(gen, iter, 1), rbuf, (int) len,
-                     MPI_BYTE, left, TAG(gen, iter, 1), MPI_COMM_WORLD, &st));
+                     MPI_BYTE, left, TAG(gen, iter, 1), work, &st));
     int count;
     MPI_Get_count(&st, MPI_BYTE, &count);
     if (st.MPI_SOURCE != left || count != (int) len)
@@ -172,9 +206,9 @@ static int ring_nonblocking(MPI_Request * reqs)
     MPI_Status st[2];
     fill(sbuf2, len, 2);
     memset(rbuf2, 0xee, len);
-    TRY(MPI_Irecv(rbuf2, (int) len, MPI_BYTE, MPI_ANY_SOURCE, TAG(gen, iter, 2), MPI_COMM_WORLD,
+    TRY(MPI_Irecv(rbuf2, (int) len, MPI_BYTE, MPI_ANY_SOURCE, TAG(gen, iter, 2), work,
                   &reqs[0]));
-    TRY(MPI_Isend(sbuf2, (int) len, MPI_BYTE, right, TAG(gen, iter, 2), MPI_COMM_WORLD,
+    TRY(MPI_Isend(sbuf2, (int) len, MPI_BYTE, right, TAG(gen, iter, 2), work,
                   &reqs[1]));
     TRY(first_error(MPI_Waitall(2, reqs, st), st, 2));
     if (st[0].MPI_SOURCE != left)
@@ -187,7 +221,7 @@ static int ring_nonblocking(MPI_Request * reqs)
 static int collectives(void)
 {
     int one = rank + 1, sum = -7;
-    int rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, work);
     if (rc != MPI_SUCCESS) {
         if (atomic_mode && sum != -7)
             wrong("a failed ATOMIC allreduce wrote %d into its output", sum);
@@ -202,7 +236,7 @@ static int collectives(void)
         vin[i] = rank + i;
         vout[i] = -7;
     }
-    rc = MPI_Allreduce(vin, vout, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    rc = MPI_Allreduce(vin, vout, n, MPI_INT, MPI_MAX, work);
     if (rc != MPI_SUCCESS) {
         if (atomic_mode)
             for (int i = 0; i < n; i++)
@@ -233,8 +267,8 @@ static int nonblocking_collectives(MPI_Request * reqs)
     int *bc = (int *) sbuf2, n = 2048;
     for (int i = 0; i < n; i++)
         bc[i] = rank == root ? root * 1000 + i + iter : -7;
-    TRY(MPI_Iallreduce(&val, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]));
-    TRY(MPI_Ibcast(bc, n, MPI_INT, root, MPI_COMM_WORLD, &reqs[1]));
+    TRY(MPI_Iallreduce(&val, &sum, 1, MPI_INT, MPI_SUM, work, &reqs[0]));
+    TRY(MPI_Ibcast(bc, n, MPI_INT, root, work, &reqs[1]));
     MPI_Status st[2];
     TRY(first_error(MPI_Waitall(2, reqs, st), st, 2));
     if (sum != live_sum(-1))
@@ -249,7 +283,7 @@ static int nonblocking_collectives(MPI_Request * reqs)
 
 static int sub_communicator(MPI_Comm * sub)
 {
-    TRY(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, sub));
+    TRY(MPI_Comm_split(work, rank % 2, rank, sub));
     MPI_Comm_set_errhandler(*sub, MPI_ERRORS_RETURN);
     int one = rank + 1, sum = -7;
     TRY(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, *sub));
@@ -265,7 +299,7 @@ static int one_sided(MPI_Win * win)
     int *slots = (int *) rbuf2;
     for (int i = 0; i < 4; i++)
         slots[i] = -7;
-    TRY(MPI_Win_create(slots, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+    TRY(MPI_Win_create(slots, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, work,
                        win));
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
     TRY(MPI_Win_fence(0, *win));
@@ -306,10 +340,12 @@ static int iteration(int *done)
         goto failed;
     if (iter % 8 == 3 && (rc = one_sided(&win)) != MPI_SUCCESS)
         goto failed;
-    if ((rc = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS)
+    if ((rc = MPI_Barrier(work)) != MPI_SUCCESS)
         goto failed;
+    if (ulfm_mode)
+        return agree_outcome(MPI_SUCCESS, done);
     int late = now() > deadline;
-    if ((rc = MPI_Allreduce(&late, done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)) != MPI_SUCCESS)
+    if ((rc = MPI_Allreduce(&late, done, 1, MPI_INT, MPI_MAX, work)) != MPI_SUCCESS)
         goto failed;
     return MPI_SUCCESS;
 
@@ -317,7 +353,13 @@ static int iteration(int *done)
     /* What a failed iteration leaves pending is abandoned: in RESET mode a
      * failure ended it (a wait returns at once); in CONT mode the
      * application's own requests stay pending, receives are cancelled and
-     * sends let go. Nothing may hang here. */
+     * sends let go. Nothing may hang here. Under ULFM the process revokes
+     * the communicator, which ends what is pending on it here and makes
+     * the others leave their iteration too. */
+    if (ulfm_mode) {
+        check_ulfm_error(rc, "an operation of the iteration");
+        MPIX_Comm_revoke(work);
+    }
     for (int i = 0; i < 2; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
@@ -328,7 +370,7 @@ static int iteration(int *done)
             MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
         }
     }
-    return rc;
+    return ulfm_mode ? agree_outcome(rc, done) : rc;
 }
 
 /* ---- recovery and agreeing where to go on ---------------------------- */
@@ -336,6 +378,20 @@ static int iteration(int *done)
 static void recover(int rc)
 {
     int cls;
+    if (ulfm_mode) {
+        MPI_Comm shrunk;
+        MPIX_Comm_revoke(work);
+        int src = MPIX_Comm_shrink(work, &shrunk);
+        if (src != MPI_SUCCESS) {
+            wrong("MPIX_Comm_shrink failed (%d)", src);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        MPI_Comm_free(&work);
+        work = shrunk;
+        MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+        recoveries++;
+        return;
+    }
     MPI_Error_class(rc, &cls);
     if (cls != MPI_ERR_OTHER)
         wrong("a call failed with error class %d, expected MPI_ERR_OTHER", cls);
@@ -360,11 +416,11 @@ static void recover(int rc)
  * with until its first resync succeeded. */
 static int in_sync;
 
-static int resync(void)
+static int resync_once(void)
 {
     int restarted = !in_sync;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(work, &rank);
+    MPI_Comm_size(work, &size);
     if (size > MAXP) {
         wrong("world size %d", size);
         MPI_Abort(MPI_COMM_WORLD, 3);
@@ -373,7 +429,7 @@ static int resync(void)
     int all[MAXP];
     for (int r = 0; r < size; r++)
         all[r] = -1;
-    int rc = MPI_Allgather(&rank, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    int rc = MPI_Allgather(&rank, 1, MPI_INT, all, 1, MPI_INT, work);
     if (rc != MPI_SUCCESS)
         return rc;
     nlive = 0;
@@ -390,7 +446,7 @@ static int resync(void)
 
     double mine[3] = { restarted ? -1 : iter, restarted ? -1 : gen, restarted ? 0 : deadline };
     double agreed[3];
-    rc = MPI_Allreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    rc = MPI_Allreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, work);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!restarted && (agreed[0] > iter + 1 || agreed[0] < iter))
@@ -401,6 +457,12 @@ static int resync(void)
     deadline = agreed[2];
     in_sync = 1;
     return MPI_SUCCESS;
+}
+
+static int resync(void)
+{
+    int rc = resync_once();
+    return ulfm_mode ? agree_outcome(rc, NULL) : rc;
 }
 
 /* ---- IGNORE mode ---------------------------------------------------- */
@@ -507,6 +569,11 @@ int main(int argc, char **argv)
     blank_mode = attr(FTMPI_COMM_MODE) == FTMPI_COMM_MODE_BLANK;
     cont_mode = attr(FTMPI_MSG_MODE) == FTMPI_MSG_MODE_CONT;
     atomic_mode = attr(FTMPI_COLL_MODE) == FTMPI_COLL_MODE_ATOMIC;
+    ulfm_mode = attr(FTMPI_RECOVERY_MODE) == FTMPI_RECOVERY_MODE_ULFM;
+    if (ulfm_mode) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &work);
+        MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+    }
     sbuf = malloc(BIG);
     rbuf = malloc(BIG);
     sbuf2 = malloc(BIG);
@@ -544,7 +611,7 @@ int main(int argc, char **argv)
         }
     }
 
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(work, &rank);
     printf("soak-end ospid %d pid0 %d rank %d errors %d: %d iterations, %d recoveries, "
            "generation %d%s\n", (int) getpid(), pid0, rank, errors, iter, recoveries, gen,
            restarted ? " (replacement)" : "");

@@ -113,6 +113,19 @@ int MPIDI_FTDEV_mpi_comm_commit_post_hook(MPIR_Comm * comm)
     return MPI_SUCCESS;
 }
 
+/* From this netmod's own table: ch4 has released the communicator's rank
+ * maps by the time the free hook runs. */
+static int has_failed_peer(MPIR_Comm * comm)
+{
+    MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
+    for (int i = 0; i < c->n; i++) {
+        int state = MPIDI_FTDEV_global.peer_state[c->pid ? c->pid[i] : c->offset + i];
+        if (state != MPIDI_FTDEV_PEER_ALIVE && state != MPIDI_FTDEV_PEER_BLANK)
+            return 1;
+    }
+    return 0;
+}
+
 /* A communicator left behind by a failure (revoked, or with a dead member)
  * may leave messages in UCX's unexpected queue that no receive will ever
  * take: a halo exchange its members sent before they heard of the
@@ -128,7 +141,7 @@ static void drop_leftover_messages(MPIR_Comm * comm)
     uint64_t base = (uint64_t) comm->recvcontext_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
 
     if (MPIDI_FTDEV_global.worker == NULL ||
-        (!comm->revoked && MPIDI_FTDEV_comm_failed_member(comm) < 0))
+        (!comm->revoked && !has_failed_peer(comm)))
         return;
     MPIR_FTMPI_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
                      "messages is dropped", comm->recvcontext_id);
