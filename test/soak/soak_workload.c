@@ -285,6 +285,17 @@ static int sub_communicator(MPI_Comm * sub)
 {
     TRY(MPI_Comm_split(work, rank % 2, rank, sub));
     MPI_Comm_set_errhandler(*sub, MPI_ERRORS_RETURN);
+    if (ulfm_mode) {
+        /* A split that a failure cuts short can succeed at some members
+         * and fail at others (not uniform here: DESIGN 14); a member that
+         * got it would then wait in it for one that did not, which has
+         * left for the end-of-iteration agreement. */
+        int n;
+        MPI_Comm_size(*sub, &n);
+        if (n != (size + 1 - rank % 2) / 2)
+            wrong("the parity-%d communicator has %d members", rank % 2, n);
+        return MPI_Comm_free(sub);
+    }
     int one = rank + 1, sum = -7;
     TRY(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, *sub));
     if (sum != live_sum(rank % 2))
