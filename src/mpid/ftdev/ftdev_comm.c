@@ -140,7 +140,11 @@ static void drop_leftover_messages(MPIR_Comm * comm)
     uint64_t suffix = (uint64_t) MPIR_CONTEXT_SUFFIX_MASK << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
     uint64_t base = (uint64_t) comm->recvcontext_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
 
-    if (MPIDI_FTDEV_global.worker == NULL ||
+    /* FT-MPI recovery rebuilds communicators with the ids they had and
+     * keeps old messages apart by the epoch in the tag (RESET) or on
+     * purpose for the survivors (CONT); only ULFM and IGNORE hand a freed
+     * id to whatever communicator MPICH allocates next */
+    if (MPIDI_FTDEV_global.worker == NULL || MPIR_FTMPI_halts_on_failure() ||
         (!comm->revoked && !has_failed_peer(comm)))
         return;
     MPIR_FTMPI_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
