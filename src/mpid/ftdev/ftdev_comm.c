@@ -135,11 +135,6 @@ static int has_failed_peer(MPIR_Comm * comm)
  * id: a new one that will get it needs this process to offer it first. */
 static void drop_leftover_messages(MPIR_Comm * comm)
 {
-    uint64_t field = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
-                                            MPIDI_FTDEV_CONTEXT_ID_SHIFT);
-    uint64_t suffix = (uint64_t) MPIR_CONTEXT_SUFFIX_MASK << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
-    uint64_t base = (uint64_t) comm->recvcontext_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
-
     /* FT-MPI recovery rebuilds communicators with the ids they had and
      * keeps old messages apart by the epoch in the tag (RESET) or on
      * purpose for the survivors (CONT); only ULFM and IGNORE hand a freed
@@ -149,7 +144,7 @@ static void drop_leftover_messages(MPIR_Comm * comm)
         return;
     MPIR_FTMPI_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
                      "messages is dropped", comm->recvcontext_id);
-    MPIDI_FTDEV_drain(base & ~suffix, field & ~suffix);
+    MPIDI_FTDEV_drain_context(comm->recvcontext_id);
 }
 
 int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)

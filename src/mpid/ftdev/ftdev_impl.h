@@ -191,6 +191,10 @@ MPL_STATIC_INLINE_PREFIX ucp_ep_h MPIDI_FTDEV_comm_ep(MPIR_Comm * comm, int rank
  * (tag, mask) into nothing. */
 int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask);
 
+/* Receives into nothing every message of a receive context id (its
+ * point-to-point and collective traffic, every epoch). */
+int MPIDI_FTDEV_drain_context(int context_id);
+
 /* Receives into nothing what can no longer be received: with a failure
  * awaiting recovery (`pending`, AUTO/MANUAL), every message of this epoch
  * in RESET mode and the collectives' in CONT mode; in IGNORE mode the

@@ -98,6 +98,23 @@ static uint64_t context_field(int context_id)
     return (uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
 }
 
+int MPIDI_FTDEV_drain_context(int context_id)
+{
+    uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
+    return MPIDI_FTDEV_drain(context_field(context_id) & ~suffix,
+                             MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
+                                                    MPIDI_FTDEV_CONTEXT_ID_SHIFT) & ~suffix);
+}
+
+/* A revoked communicator receives nothing any more (ULFM): what its
+ * members sent is taken and dropped, or a rendezvous sender would wait for
+ * ever for a receiver that has gone on to agree and shrink. Nothing else
+ * can have the context id while the communicator exists. */
+static int drain_revoked(MPIR_Comm * comm)
+{
+    return comm->revoked ? MPIDI_FTDEV_drain_context(comm->recvcontext_id) : MPI_SUCCESS;
+}
+
 /* Runs at every progress call in IGNORE mode after a failure: asks, and
  * creates no error code. */
 static int drain_collectives_of(MPIR_Comm * comm)
@@ -139,8 +156,11 @@ int MPIDI_FTDEV_drain_stale(int pending)
         return 1;
     }
     drain_collectives_of(MPIR_Process.comm_world);
-    for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next)
+    drain_revoked(MPIR_Process.comm_world);
+    for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next) {
         drain_collectives_of(comm);
+        drain_revoked(comm);
+    }
     return 1;
 }
 

@@ -67,6 +67,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
         MPIR_ERR_CHKANDSTMT(req == NULL, mpi_errno, MPIX_ERR_NOREQ, goto fn_fail, "**nomemreq");
         ucp_request->req = req;
         MPIDI_FTDEV_REQ(req).u.ucp_request = ucp_request;
+        /* a revocation of comm ends it (ULFM): a rendezvous to a member
+         * that revoked and went on would otherwise wait for ever */
+        req->comm = comm;
+        MPIR_Comm_add_ref(comm);
         MPIDI_FTDEV_request_start(req, MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
                                   comm_wide);
     } else {
