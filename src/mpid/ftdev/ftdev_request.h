@@ -21,11 +21,14 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_NM_am_request_finalize(MPIR_Request * req)
 }
 
 /* The error a transfer completes with when UCX reports anything but success
- * or cancellation: the peer failed or the connection to it broke. */
+ * or cancellation: the peer failed or the connection to it broke, which is
+ * a process failure to ULFM (its class; FT-MPI programs expect
+ * MPI_ERR_OTHER). */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_transfer_error(ucs_status_t status)
 {
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                MPI_ERR_OTHER, "**ftdev_transfer", "**ftdev_transfer %s",
+                                MPIR_FTMPI_ulfm() ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER,
+                                "**ftdev_transfer", "**ftdev_transfer %s",
                                 ucs_status_string(status));
 }
 
