@@ -41,15 +41,18 @@ static void exchange(MPI_Comm comm, int round, int take, MPI_Request * big_req, 
             CHECK_MPI(MPI_Wait(big_req, MPI_STATUS_IGNORE));
         return;
     }
-    int *in = malloc(BIG);
+    int *in = malloc(BIG), *ranks = malloc(size * sizeof(int));
+    int *world = malloc(size * sizeof(int));
+    MPI_Group g, wg;
+    for (int r = 0; r < size; r++)
+        ranks[r] = r;
+    MPI_Comm_group(comm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_translate_ranks(g, size, ranks, wg, world);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
     for (int r = 1; r < size; r++) {
-        int v = -1, from;
-        MPI_Group g, wg;
-        MPI_Comm_group(comm, &g);
-        MPI_Comm_group(MPI_COMM_WORLD, &wg);
-        MPI_Group_translate_ranks(g, 1, &r, wg, &from);
-        MPI_Group_free(&g);
-        MPI_Group_free(&wg);
+        int v = -1, from = world[r];
         if (!take) {
             /* the message has arrived and waits, unmatched */
             int flag = 0;
@@ -69,6 +72,8 @@ static void exchange(MPI_Comm comm, int round, int take, MPI_Request * big_req, 
               in[0], in[BIG / sizeof(int) - 1], value(from, round));
     }
     free(in);
+    free(ranks);
+    free(world);
 }
 
 int main(int argc, char **argv)

@@ -3,10 +3,10 @@
 
 Runs soak_workload under mpiexec in every fault-tolerance mode (the FT-MPI
 modes and ULFM) and kills its processes from outside at random moments:
-SIGKILL, _exit (SIGUSR2, which the
-workload turns into _exit), SIGSTOP followed by SIGKILL, or SIGSTOP alone
-(the heartbeat must find it), sometimes a second kill while the survivors
-recover from the first. Each run is classified:
+SIGKILL, _exit (SIGUSR2, which the workload turns into _exit), SIGSTOP
+followed by SIGKILL, or SIGSTOP alone (the heartbeat must find it),
+sometimes a second kill while the survivors recover from the first. Each
+run is classified:
 
   ok      every process that was not killed reported no errors, mpiexec
           exited 0, nothing was left behind
