@@ -218,6 +218,35 @@ static int ring_nonblocking(MPI_Request * reqs)
     return MPI_SUCCESS;
 }
 
+/* A live rank, another at each iteration. */
+static int rotating_root(void)
+{
+    int k = iter % nlive;
+    for (int r = 0; r < size; r++)
+        if (live[r] && k-- == 0)
+            return r;
+    return 0;
+}
+
+/* 64 KiB from a rotating root: a failed ATOMIC broadcast leaves every
+ * buffer as it was (NONATOMIC promises nothing then). */
+static int large_bcast(void)
+{
+    int root = rotating_root(), *bc = (int *) rbuf, n = 16384;
+    for (int i = 0; i < n; i++)
+        bc[i] = rank == root ? root * 1000 + i + iter : -7;
+    int rc = MPI_Bcast(bc, n, MPI_INT, root, work);
+    for (int i = 0; i < n; i++) {
+        int expected = rc == MPI_SUCCESS || rank == root ? root * 1000 + i + iter : -7;
+        if (bc[i] != expected && (rc == MPI_SUCCESS || atomic_mode)) {
+            wrong("%s bcast from %d: element %d is %d, expected %d",
+                  rc == MPI_SUCCESS ? "a" : "a failed", root, i, bc[i], expected);
+            break;
+        }
+    }
+    return rc;
+}
+
 static int collectives(void)
 {
     int one = rank + 1, sum = -7;
@@ -252,17 +281,12 @@ static int collectives(void)
             wrong("allreduce max element %d is %d, expected %d", i, vout[i], maxlive + i);
             break;
         }
-    return MPI_SUCCESS;
+    return large_bcast();
 }
 
 static int nonblocking_collectives(MPI_Request * reqs)
 {
-    int root = 0, k = iter % nlive;
-    for (int r = 0; r < size; r++)
-        if (live[r] && k-- == 0) {
-            root = r;
-            break;
-        }
+    int root = rotating_root();
     int val = rank + 1, sum = -7;
     int *bc = (int *) sbuf2, n = 2048;
     for (int i = 0; i < n; i++)
