@@ -118,11 +118,9 @@ int MPIDI_FTDEV_mpi_comm_commit_post_hook(MPIR_Comm * comm)
 static int has_failed_peer(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
-    for (int i = 0; i < c->n; i++) {
-        int state = MPIDI_FTDEV_global.peer_state[c->pid ? c->pid[i] : c->offset + i];
-        if (state != MPIDI_FTDEV_PEER_ALIVE && state != MPIDI_FTDEV_PEER_BLANK)
+    for (int i = 0; i < c->n; i++)
+        if (MPIDI_FTDEV_peer_is_failed(c->pid ? c->pid[i] : c->offset + i))
             return 1;
-    }
     return 0;
 }
 

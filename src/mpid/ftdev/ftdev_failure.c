@@ -378,9 +378,7 @@ static int failed_member(MPIR_Comm * comm, int size, int remote)
             MPIDIU_comm_rank_to_pid(comm, r, &lpid, &avtid);
         else
             MPIDIU_comm_rank_to_pid_local(comm, r, &lpid, &avtid);
-        /* blanks take no part (src/ftmpi/coll_atomic) */
-        if (avtid == 0 && MPIDI_FTDEV_global.peer_state[lpid] != MPIDI_FTDEV_PEER_ALIVE &&
-            MPIDI_FTDEV_global.peer_state[lpid] != MPIDI_FTDEV_PEER_BLANK)
+        if (avtid == 0 && MPIDI_FTDEV_peer_is_failed(lpid))
             return lpid;
     }
     return -1;

@@ -20,6 +20,15 @@ void MPIDI_FTDEV_take_what_arrived(void);
 /* Drops `pid` from the log of failures (a replacement took it over). */
 void MPIDI_FTDEV_forget_failure(int pid);
 
+/* Whether process `pid` failed and still counts as a member that is
+ * missing: a BLANK world's hole takes no part, so it counts as neither
+ * alive nor failed here. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_peer_is_failed(int pid)
+{
+    int state = MPIDI_FTDEV_global.peer_state[pid];
+    return state != MPIDI_FTDEV_PEER_ALIVE && state != MPIDI_FTDEV_PEER_BLANK;
+}
+
 /* News that completes no request (a failure, a revocation) must still end
  * a wait that checks for it between progress calls (MPICH's wildcard
  * rule): counted as progress. ftdev runs one VCI. */
