@@ -27,7 +27,10 @@ COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
                     --disable-fortran --disable-cxx --disable-romio --disable-doc \
                     --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
 CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
-CC_FOR_MPICH   := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
+# Expanded when a recipe runs, after `deps` installed ccache: evaluated at
+# parse time, a fresh machine's first make built without it and the next
+# make saw other configure arguments and rebuilt everything.
+CC_FOR_MPICH    = $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
 
 .PHONY: all deps bench-deps tree configure build install toolkit check test-ftmpi check-mpich-smoke \
         check-mpich check-mpich-ft check-mpich-stored demo bench stock soak clean distclean
