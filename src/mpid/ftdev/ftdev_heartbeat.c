@@ -468,12 +468,20 @@ static void echo_peer_state(int from, int32_t state, double now)
  * thread keeps one pidfd per process that is alive in ftdev's view, not
  * finalizing, of this node and of this pid namespace, in an epoll set
  * whose entries name the process id and the OS process; a replacement is
- * watched from the moment its contact arrives. Both threads look: the
+ * watched from the moment its contact arrives: the main thread makes the
+ * first set before it starts the heartbeat thread, and brings the set in
+ * line itself when it installs a replacement, since the thread may wait
+ * for a core, or sleep for half a period, before it looks (a process
+ * killed right after MPI_Init, or a replacement right after it joined, was
+ * seen to die by UCX or the launcher alone). Both threads look: the
  * heartbeat thread sleeps on the set, and the main thread checks it now
  * and then while it waits for messages (MPIDI_FTDEV_heartbeat_watch_check),
  * since on a busy node the heartbeat thread may wait milliseconds for a
  * core. A pidfd opened on a process that has died already (ESRCH) watches
  * nothing: the launcher's notice covers that. */
+
+/* Held by whichever thread changes the watched set. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int open_pidfd(int32_t ospid)
 {
@@ -512,11 +520,12 @@ static void watch_drop(int pid)
     }
 }
 
-/* The thread's: brings the watched set in line with ftdev's view. */
+/* Brings the watched set in line with ftdev's view. */
 static void watch_update(void)
 {
     if (hb.watch_epoll < 0)
         return;
+    pthread_mutex_lock(&watch_lock);
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
         int32_t ospid = ospid_to_watch(pid);
         if (ospid == hb.watch_ospid[pid])
@@ -535,6 +544,7 @@ static void watch_update(void)
         }
         __atomic_store_n(&hb.watch_fd[pid], fd, __ATOMIC_RELEASE);
     }
+    pthread_mutex_unlock(&watch_lock);
 }
 
 /* The processes whose pidfd is readable, from either thread: failed,
@@ -557,9 +567,11 @@ static int watch_collect(void)
 /* The thread's: drops the pidfds of processes that ended. */
 static void watch_forget_ended(void)
 {
+    pthread_mutex_lock(&watch_lock);
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
         if (hb.watch_fd[pid] >= 0 && hb.suspected[pid])
             watch_drop(pid);
+    pthread_mutex_unlock(&watch_lock);
 }
 
 void MPIDI_FTDEV_heartbeat_watch_check(void)
@@ -719,6 +731,9 @@ int MPIDI_FTDEV_heartbeat_start(void)
                         "**nomem");
     echo.received = echo.answered + MPIDI_FTDEV_global.num_pids;
     MPIR_ERR_CHKANDJUMP(watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    /* every process of the node is watched when MPI_Init returns, not from
+     * whenever the new thread first gets a core */
+    watch_update();
     hb.running = 1;
     int err = pthread_create(&hb.thread, NULL, beat, NULL);
     if (err) {
@@ -780,4 +795,6 @@ void MPIDI_FTDEV_heartbeat_revive(int pid)
         __atomic_store_n(&echo.answered[pid], 0, __ATOMIC_RELEASE);
         __atomic_store_n(&echo.received[pid], 0, __ATOMIC_RELEASE);
     }
+    if (hb.running)
+        watch_update();
 }
