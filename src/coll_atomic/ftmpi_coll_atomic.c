@@ -435,18 +435,23 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
     op->is_shared = output_is_shared(op, &op->shared.len);
     op->binomial_bcast = runs_binomial_bcast(&op->c, !own_buffer);
     if (op->out.n > 0) {
-        /* the packed shared output follows the temporary buffer */
+        /* the packed shared output follows the temporary buffer; each
+         * starts at the offset within a cache line of what it is copied
+         * from and to (MPIR_FTMPI_co_aligned) */
         int in_place = op->out.input && op->binomial_bcast;
         span(&op->out, &lo, &hi);
-        size_t tmp_len = in_place ? 0 : hi - lo + 1;
-        size_t len = tmp_len + (op->is_shared ? op->shared.len : 0);
+        size_t tmp_len = in_place ? 0 : hi - lo;
+        size_t len = tmp_len + (op->is_shared ? op->shared.len : 0) + 2 * MPIR_FTMPI_COPY_ALIGN;
         if (own_buffer)
             op->own_tmp = MPL_malloc(len, MPL_MEM_COLL);
         char *buf = own_buffer ? op->own_tmp : temporary(len);
-        MPIR_ERR_CHKANDJUMP(len > 0 && buf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        op->tmp = in_place ? op->user_recvbuf : buf - lo;
+        MPIR_ERR_CHKANDJUMP(buf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        char *region = in_place ? op->user_recvbuf + lo :
+            MPIR_FTMPI_co_aligned(buf, op->user_recvbuf + lo);
+        op->tmp = region - lo;
         op->c.recvbuf = op->tmp;
-        op->shared.packed = buf + tmp_len;
+        op->shared.packed = MPIR_FTMPI_co_aligned(in_place ? buf : region + tmp_len,
+                                                  op->tmp + (op->is_shared ? op->out.one.offset : 0));
         if (op->out.input && !in_place) {
             mpi_errno = copy_pieces(&op->out, op->user_recvbuf, op->tmp);
             MPIR_ERR_CHECK(mpi_errno);

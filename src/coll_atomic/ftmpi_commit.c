@@ -71,7 +71,8 @@ typedef struct record {
     int shared;
     size_t result_len;
     int has_result;
-    void *result;
+    void *result;               /* in result_mem, aligned like the output it copies */
+    void *result_mem;
     size_t result_capacity;     /* kept when the record is reused */
     int held;                   /* this process's vote still reads it */
     struct record *next_in_bucket;
@@ -127,10 +128,10 @@ static record_t *reclaim_oldest_decided(void)
         *link = r->next_in_bucket;
         MPL_free(r->answered);
         MPL_free(r->waiting);
-        void *result = r->result;
+        void *result_mem = r->result_mem;
         size_t capacity = r->result_capacity;
         memset(r, 0, sizeof(*r));
-        r->result = result;
+        r->result_mem = result_mem;
         r->result_capacity = capacity;
         return r;
     }
@@ -201,12 +202,13 @@ static void send_state(int pid, const record_t * r)
 static int keep_result(record_t * r, const void *result, size_t len)
 {
     if (len > r->result_capacity) {
-        void *bigger = MPL_realloc(r->result, len, MPL_MEM_COLL);
+        void *bigger = MPL_realloc(r->result_mem, len + MPIR_FTMPI_COPY_ALIGN - 1, MPL_MEM_COLL);
         if (bigger == NULL)
             return MPI_ERR_NO_MEM;
-        r->result = bigger;
+        r->result_mem = bigger;
         r->result_capacity = len;
     }
+    r->result = MPIR_FTMPI_co_aligned(r->result_mem, result);
     if (len)
         memcpy(r->result, result, len);
     r->has_result = 1;
