@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FT-MPICH: where recovery time goes (issue 14's profile).
+"""FT-MPICH: where recovery time goes, step by step.
 
 Runs bench/recover.c (SIGKILL of one rank, the survivors recover) with the
 protocol trace on (MPIR_CVAR_FTMPI_TRACE=1) and puts each run's trace lines

@@ -6,9 +6,11 @@
 #   test/mpich/compare-mpich-tests.sh FTDEV_PREFIX --stock-results DIR [dir...]
 #
 # Results land in build/mpich-compare/{ftdev,stock}/DIR.results (TAP lines).
-# --stock-results skips the stock run and compares against results stored
-# earlier on this machine (files DIR.results or stock-ch4-ucx.DIR.results,
-# e.g. the workplace's shared/baseline).
+# --stock-results skips the stock run and compares against stock results
+# kept from an earlier run (files DIR.results or stock-ch4-ucx.DIR.results):
+# `make check-mpich` writes them to build/mpich-compare/stock/, which the
+# next comparison overwrites, so keep a copy elsewhere and pass it as DIR
+# (`make check-mpich-stored STOCK_RESULTS=DIR`).
 # A test is named by its line in the directory's testlist: its program,
 # process count and, for repeated entries, which occurrence it is.
 set -u

@@ -5,11 +5,12 @@
 # a message) and in SHRINK mode (which halts communication after a failure
 # until recovery, so only the first exit): the others finish, the launcher
 # does not end the job ("died before every process finished MPI_Init"),
-# and mpiexec prints no termination banner (a provisional raw status 1
-# used to read as "killed by signal 1", in 3 of 12 ULFM runs). Both
-# depended on the order in which the proxy saw the exits and the others'
-# MPI_Init, so each mode runs 12 times. Exit status: ULFM counts every
-# process (1), the FT-MPI modes the processes alive at the end (0).
+# and mpiexec prints no termination banner (the proxy reports the status
+# it reaped, never a provisional raw status 1 that would read as "killed
+# by signal 1"). Both depend on the order in which the proxy sees the exits
+# and the others' MPI_Init, so each mode runs 12 times. Exit status: ULFM
+# counts every process (1), the FT-MPI modes the processes alive at the
+# end (0).
 set -u
 . "$(dirname "$0")/common.bash"
 build exit_after_init || exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MPI_Init makes its hardware topology without hwloc's libxml2 plugin,
-# whose libraries (libxml2, ICU) were most of the time hwloc took to open
+# whose libraries (libxml2, ICU) are most of the time hwloc takes to open
 # its plugins in every start-up and every REBUILD's replacement: no process
 # of the program opens libxml2 by default. A user who sets
 # HWLOC_PLUGINS_BLACKLIST keeps hwloc's choice: with it set to another

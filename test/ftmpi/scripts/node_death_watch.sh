@@ -15,9 +15,9 @@ set -u
 . "$(dirname "$0")/common.bash"
 # UCX's keepalive (every 100 ms under ftdev) can see a dying process first:
 # its address space goes a few ms before its pidfd says it ended, and a
-# check that lands in between reports a reset connection (2 of 16 runs of
-# the SIGTERM case here). The watch is what this test is about, so UCX
-# checks rarely here; the deaths are still found with the watch off.
+# check that lands in between reports a reset connection (this happens in
+# the SIGTERM case). The watch is what this test is about, so UCX checks
+# rarely here; the deaths are still found with the watch off.
 export UCX_KEEPALIVE_INTERVAL=30s
 build inject_target || exit 1
 build ft_notify || exit 1

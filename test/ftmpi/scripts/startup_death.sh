@@ -4,8 +4,8 @@
 # and a line naming the rank, in the default mode and in the fault-tolerant
 # ones (which can only keep survivors once every process is past MPI_Init).
 # "init" dies inside MPI_Init (FTMPI_TEST_INIT_DEATH) after the first PMI
-# barrier, before the node's shared-memory ones, where the others used to
-# spin for ever.
+# barrier, before the node's shared-memory ones, where the others would
+# otherwise spin for ever.
 set -u
 . "$(dirname "$0")/common.bash"
 build ft_startup || exit 1

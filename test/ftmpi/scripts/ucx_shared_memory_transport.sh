@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Processes of one node reach each other over shared memory, never TCP, and
 # start without opening UCX's POSIX shared-memory transport where SysV
-# segments work: UCX then uses SysV alone, and opening POSIX as well cost
-# 8 ms of every MPI_Init (ftdev sets UCX_TLS=^posix unless the user set
+# segments work: UCX then uses SysV alone, and opening POSIX as well costs
+# about 8 ms of every MPI_Init (ftdev sets UCX_TLS=^posix unless the user set
 # UCX_TLS). Checked from UCX's report of each endpoint's lanes
 # (UCX_LOG_LEVEL=info) and from the files the processes open (a POSIX
 # transport creates /dev/shm/ucx_shm_posix_*). With the user's
