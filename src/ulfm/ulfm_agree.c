@@ -60,6 +60,14 @@
  * coordinator waits only for members it does not know to have failed; a
  * member that sent CONTRIB directly is answered directly; and each
  * failure of a coordinator moves the role one rank up.
+ *
+ * Records and communicators: a decided record answers late messages also
+ * after its communicator was freed (a takeover coordinator's QUERY). The
+ * key names the communicator by its context id, which a later
+ * communicator can get; the device holds the id of a freed communicator
+ * that ran an agreement for a while (MPID_FT_on_context_released), so a
+ * message naming it cannot be about a newer communicator here, and the
+ * records go when the id is given back.
  */
 
 #include "mpiimpl.h"
@@ -93,6 +101,7 @@ typedef struct instance {
     uint32_t context_id, seq, size;
     uint32_t and_words;
     int entered;                /* this process is in (or was in) this agreement */
+    uint32_t own_context;       /* once entered: this process's receive context id */
     int own_rank, own_pid;      /* this process's member number, and pid */
     int *pids;                  /* once entered: each member's process id */
     int high_group;             /* the first member of an intercommunicator's high group
@@ -187,15 +196,32 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, ui
 }
 
 /* Records older than the agreement before the current one are no longer
- * asked about; so are those of an earlier communicator with the same
- * context id, which a first agreement replaces. */
+ * asked about. */
 static void forget_older(uint32_t context_id, uint32_t seq)
 {
     instance_t **p = &instances;
     while (*p) {
         instance_t *in = *p;
-        if (in->context_id == context_id && (in->seq + 1 < seq || (seq == 1 && in->seq > 1) ||
-                                             (seq == 1 && in->seq == 1 && in->entered))) {
+        if (in->context_id == context_id && in->seq + 1 < seq) {
+            *p = in->next;
+            free_instance(in);
+        } else {
+            p = &in->next;
+        }
+    }
+}
+
+/* The device gave a freed communicator's context id back to MPICH: the
+ * records of that communicator's agreements (kept to answer late queries
+ * while the id was held) go. An intercommunicator's records are keyed by
+ * both groups' ids; this process's own is in the half of its group. */
+static void context_released(uint32_t context_id)
+{
+    instance_t **p = &instances;
+    while (*p) {
+        instance_t *in = *p;
+        if (in->context_id == context_id ||
+            (in->entered && in->context_id > 0xffff && in->own_context == context_id)) {
             *p = in->next;
             free_instance(in);
         } else {
@@ -341,6 +367,7 @@ __attribute__ ((constructor))
 static void register_channel(void)
 {
     MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message);
+    MPID_FT_on_context_released(context_released);
 }
 
 static int member_alive(const instance_t * in, int r)
@@ -506,6 +533,7 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     mpi_errno = members_of(comm, n, in);
     MPIR_ERR_CHECK(mpi_errno);
     in->entered = 1;
+    in->own_context = comm->recvcontext_id;
     me = in->own_rank;
     in->parent_pid = me == 0 ? -1 : in->pids[tree_parent(me)];
     /* a communicator with a known failure has holes in its tree */
@@ -594,7 +622,7 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
     instance_t *in = instance(ag->context_id, ag->seq, n, ag->and_words, 0);
 
     if (in == NULL)
-        return 0;       /* cannot happen: an entered record is kept until the next agreement */
+        return 0;       /* cannot happen: an entered record is kept while its communicator is */
     if (!in->decided) {
         if (in->in_tree && MPID_FT_failure_count() != in->failures_seen &&
             (in->failures_seen = MPID_FT_failure_count(), any_member_failed(in))) {

@@ -62,24 +62,80 @@ static int build_pid_map(MPIR_Comm * comm)
     goto fn_exit;
 }
 
-/* Context ids of freed communicators not in use again yet: a revocation
- * that names one is stale (ftdev_ulfm.c). */
-#define CONTEXT_ID_MASK ((1u << MPIR_CONTEXT_ID_BITS) - 1)
-static uint8_t freed_context[(CONTEXT_ID_MASK + 1) / 8];
+/* Context ids held after their communicator was freed. A communicator
+ * that ran a protocol (an agreement, a revocation) or outlived a failure
+ * leaves records and messages behind: a late REVOKE duplicate, a query
+ * from an agreement's takeover coordinator, a halo message sent before the
+ * sender heard of a revocation. They name the communicator by its context
+ * id only. While this process holds the id, no new communicator that it
+ * belongs to can get it (an allocation needs every member to offer the id
+ * as free), so anything that arrives naming it is about the freed
+ * communicator: a REVOKE is stale, an agreement query is answered from the
+ * decided record. The last HELD_CONTEXT_IDS such ids are held; the oldest
+ * is given back to MPICH when another comes, and what is left of its
+ * messages and records is dropped then. */
+#define HELD_CONTEXT_IDS 32
+static MPIR_Context_id_t held_context[HELD_CONTEXT_IDS];
+static int num_held, oldest_held;
+static MPID_FT_context_released_t context_released_cb;
 
-static void mark_context(uint32_t context_id, int freed)
+void MPID_FT_on_context_released(MPID_FT_context_released_t cb)
 {
-    context_id &= CONTEXT_ID_MASK;
-    if (freed)
-        freed_context[context_id / 8] |= (uint8_t) (1 << (context_id % 8));
-    else
-        freed_context[context_id / 8] &= (uint8_t) ~(1 << (context_id % 8));
+    context_released_cb = cb;
 }
 
-int MPIDI_FTDEV_context_was_freed(uint32_t context_id)
+int MPIDI_FTDEV_context_is_held(uint32_t context_id)
 {
-    context_id &= CONTEXT_ID_MASK;
-    return (freed_context[context_id / 8] >> (context_id % 8)) & 1;
+    for (int i = 0; i < num_held; i++)
+        if (held_context[i] == context_id)
+            return 1;
+    return 0;
+}
+
+static void release_context(MPIR_Context_id_t context_id)
+{
+    MPIR_FTMPI_TRACE("comm free: context id %#x given back", context_id);
+    if (MPIDI_FTDEV_global.worker)
+        MPIDI_FTDEV_drain_context(context_id);
+    if (context_released_cb)
+        context_released_cb(context_id);
+    MPIR_Free_contextid(context_id);
+}
+
+static void hold_context(MPIR_Context_id_t context_id)
+{
+    if (num_held < HELD_CONTEXT_IDS) {
+        held_context[num_held++] = context_id;
+        return;
+    }
+    MPIR_Context_id_t oldest = held_context[oldest_held];
+    held_context[oldest_held] = context_id;
+    oldest_held = (oldest_held + 1) % HELD_CONTEXT_IDS;
+    release_context(oldest);
+}
+
+int MPIDI_FTDEV_comm_holds_context_id(MPIR_Comm * comm)
+{
+    if (!MPIDI_FTDEV_COMM(comm).holds_context)
+        return 0;
+    hold_context(comm->recvcontext_id);
+    return 1;
+}
+
+void MPIDI_FTDEV_drain_held_contexts(void)
+{
+    for (int i = 0; i < num_held; i++)
+        MPIDI_FTDEV_drain_context(held_context[i]);
+}
+
+/* Gives back every held id (MPI_Finalize). */
+void MPIDI_FTDEV_release_held_contexts(void)
+{
+    while (num_held > 0) {
+        MPIR_Context_id_t id = held_context[(oldest_held + --num_held) % HELD_CONTEXT_IDS];
+        MPIR_Free_contextid(id);
+    }
+    oldest_held = 0;
 }
 
 static int is_builtin_world_or_self(MPIR_Comm * comm)
@@ -94,9 +150,8 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
     c->next = c->prev = NULL;
     memset(&c->coll, 0, sizeof(c->coll));
     c->num_acked = 0;
-    mark_context(comm->context_id, 0);
-    mark_context(comm->recvcontext_id, 0);
     c->agreements = 0;
+    c->holds_context = 0;
     if (!is_builtin_world_or_self(comm)) {
         c->next = MPIDI_FTDEV_global.comms;
         if (c->next)
@@ -131,7 +186,7 @@ static int has_failed_peer(MPIR_Comm * comm)
  * the next communicator to get it (a shrink's, typically) would match them
  * as its own. They are dropped now, while no communicator here can have the
  * id: a new one that will get it needs this process to offer it first. */
-static void drop_leftover_messages(MPIR_Comm * comm)
+static int drop_leftover_messages(MPIR_Comm * comm)
 {
     /* FT-MPI recovery rebuilds communicators with the ids they had and
      * keeps old messages apart by the epoch in the tag (RESET) or on
@@ -139,19 +194,25 @@ static void drop_leftover_messages(MPIR_Comm * comm)
      * id to whatever communicator MPICH allocates next */
     if (MPIDI_FTDEV_global.worker == NULL || MPIR_FTMPI_halts_on_failure() ||
         (!comm->revoked && !has_failed_peer(comm)))
-        return;
+        return 0;
     MPIR_FTMPI_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
                      "messages is dropped", comm->recvcontext_id);
     MPIDI_FTDEV_drain_context(comm->recvcontext_id);
+    return 1;
 }
 
 int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
     MPIR_FTMPI_coll_comm_free(comm);
-    drop_leftover_messages(comm);
-    mark_context(comm->context_id, 1);
-    mark_context(comm->recvcontext_id, 1);
+    int left_behind = drop_leftover_messages(comm);
+    /* a communicator of its own: MPICH frees no id for node-level and
+     * intercommunicators' local ones */
+    c->holds_context = !is_builtin_world_or_self(comm) && MPIDI_FTDEV_global.worker &&
+        !MPIR_CONTEXT_READ_FIELD(SUBCOMM, comm->recvcontext_id) &&
+        !MPIR_CONTEXT_READ_FIELD(IS_LOCALCOMM, comm->recvcontext_id) &&
+        !MPIR_CONTEXT_READ_FIELD(DYNAMIC_PROC, comm->recvcontext_id) &&
+        (left_behind || c->agreements > 0);
     if (comm->revoked)
         MPIDI_FTDEV_global.num_refusal_causes--;
     MPL_free(c->pid);

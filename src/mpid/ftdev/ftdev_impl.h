@@ -147,6 +147,7 @@ MPL_STATIC_INLINE_PREFIX unsigned MPIDI_FTDEV_worker_progress(void)
     MPIDI_FTDEV_global.in_worker_progress++;
     unsigned events = ucp_worker_progress(MPIDI_FTDEV_global.worker);
     MPIDI_FTDEV_global.in_worker_progress--;
+    MPIDI_FTDEV_global.worker_events += events;
     return events;
 }
 

@@ -474,6 +474,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPIDI_FTDEV_global.worker = NULL;
 
   release:
+    MPIDI_FTDEV_release_held_contexts();
     ucp_cleanup(MPIDI_FTDEV_global.context);
     MPIDI_FTDEV_ucx_log_release();
     MPL_free(MPIDI_FTDEV_global.peer_reqs);

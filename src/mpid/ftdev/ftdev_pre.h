@@ -73,7 +73,14 @@ typedef struct {
      * the last agreement's sequence number */
     int num_acked;
     uint32_t agreements;
+    /* set by the free hook: the device keeps the context id (ftdev_comm.c) */
+    int holds_context;
 } MPIDI_FTDEV_comm_t;
+
+/* MPIR_Comm_delete_internal leaves comm's context id to the device when
+ * this holds (comm-device-holds-context-id.patch). */
+int MPIDI_FTDEV_comm_holds_context_id(struct MPIR_Comm *comm);
+#define MPID_COMM_HOLDS_CONTEXT_ID(comm_) MPIDI_FTDEV_comm_holds_context_id(comm_)
 
 typedef struct {
     int dummy;

@@ -155,12 +155,22 @@ int MPIDI_FTDEV_drain_stale(int pending)
                           context_field(MPIR_CONTEXT_SUFFIX_MASK));
         return 1;
     }
+    /* what is stale stays so for the rest of the job, but only a message
+     * that arrived since the last look can be new to it: one progress
+     * call in a quiet job is no probe of UCX's queues per communicator */
+    static unsigned long drained_at_events = (unsigned long) -1;
+    if (MPIDI_FTDEV_global.worker_events == drained_at_events)
+        return 1;
+    drained_at_events = MPIDI_FTDEV_global.worker_events;
     drain_collectives_of(MPIR_Process.comm_world);
     drain_revoked(MPIR_Process.comm_world);
     for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next) {
         drain_collectives_of(comm);
         drain_revoked(comm);
     }
+    /* nothing here can receive on a held context id (ftdev_comm.c): a
+     * rendezvous its sender started before the free would wait for ever */
+    MPIDI_FTDEV_drain_held_contexts();
     return 1;
 }
 

@@ -78,6 +78,8 @@ typedef struct {
     uint64_t doomed_epoch_bits; /* the epoch of the last failure, whose messages the
                                  * recovery from it drops */
     unsigned idle_polls;        /* consecutive progress calls that found nothing */
+    unsigned long worker_events;        /* events UCX's progress has handled: messages
+                                         * arrive only with some */
     int in_worker_progress;     /* inside ucp_worker_progress: its callbacks cannot
                                  * enter it again */
     unsigned polls_before_yield;        /* 0: a waiting process never yields its core */

@@ -19,9 +19,13 @@
  * 2 log2(n) messages per process and log2(n) steps, and every survivor is
  * reached as long as the survivors' graph stays connected, which the
  * failure of fewer than half of one process's neighbours cannot break.
+ * Every communicator that carries the revoked one's traffic is revoked
+ * with it: MPICH runs an intercommunicator's collectives partly on its
+ * local_comm, and node-aware algorithms on node_comm and node_roots_comm.
  * A REVOKE for a context id this process does not use yet is kept until a
- * communicator with it is created; one for a context id it used and freed
- * is stale and dropped.
+ * communicator with it is created; one for a context id it holds after
+ * freeing its communicator (ftdev_comm.c) is a late duplicate for that
+ * communicator and dropped.
  */
 
 #include "mpidimpl.h"
@@ -184,7 +188,8 @@ int MPIDI_FTDEV_revoked_error(void)
                                 MPIX_ERR_REVOKED, "**revoked", 0);
 }
 
-/* Marks comm revoked here and ends what is pending on it. */
+/* Marks comm and the communicators that carry its traffic revoked here
+ * and ends what is pending on them. */
 static void revoke_here(MPIR_Comm * comm)
 {
     if (comm == NULL || comm->revoked)
@@ -194,6 +199,10 @@ static void revoke_here(MPIR_Comm * comm)
     /* its messages are dropped from now on (MPIDI_FTDEV_drain_stale) */
     MPIDI_FTDEV_global.progress_checks = 1;
     MPIDI_FTDEV_fail_requests_of_comm(comm, MPIDI_FTDEV_revoked_error());
+    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
+        revoke_here(comm->local_comm);
+    revoke_here(comm->node_comm);
+    revoke_here(comm->node_roots_comm);
 }
 
 int MPIDI_FTDEV_comm_revoke(MPIR_Comm * comm, int is_remote)
@@ -201,9 +210,6 @@ int MPIDI_FTDEV_comm_revoke(MPIR_Comm * comm, int is_remote)
     if (comm->revoked)
         return MPI_SUCCESS;
     revoke_here(comm);
-    /* MPICH runs a collective of comm on these (its node-aware algorithms) */
-    revoke_here(comm->node_comm);
-    revoke_here(comm->node_roots_comm);
     MPIR_FTMPI_TRACE("revoke: communicator %#x (%s)", comm->context_id,
                      is_remote ? "told by a member" : "revoked here");
 
@@ -256,7 +262,7 @@ static void revoke_received(int from, int about, const void *payload, size_t len
         MPIDI_FTDEV_comm_revoke(comm, 1);
         return;
     }
-    if (MPIDI_FTDEV_context_was_freed(context_id) || early_revoke_index(context_id) >= 0)
+    if (MPIDI_FTDEV_context_is_held(context_id) || early_revoke_index(context_id) >= 0)
         return;
     uint32_t *more = MPL_realloc(MPIDI_FTDEV_global.early_revokes,
                                  (MPIDI_FTDEV_global.num_early_revokes + 1) * sizeof(uint32_t),

@@ -20,9 +20,16 @@ int MPIDI_FTDEV_request_is_pending_failure(MPIR_Request * req);
 /* A new communicator whose context id was revoked before it existed here
  * is revoked at once. */
 void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm);
-/* Whether a communicator with this context id was freed here and none
- * uses it again yet (ftdev_comm.c). */
-int MPIDI_FTDEV_context_was_freed(uint32_t context_id);
+/* Whether this process holds the context id of a freed communicator
+ * (ftdev_comm.c): what names it is about that communicator. */
+int MPIDI_FTDEV_context_is_held(uint32_t context_id);
+/* MPID_COMM_HOLDS_CONTEXT_ID: whether the device keeps comm's context id
+ * after the free (it gives it back to MPICH later itself). */
+int MPIDI_FTDEV_comm_holds_context_id(MPIR_Comm * comm);
+/* Drops whatever arrived for the held context ids. */
+void MPIDI_FTDEV_drain_held_contexts(void);
+/* Gives every held context id back (MPI_Finalize). */
+void MPIDI_FTDEV_release_held_contexts(void);
 /* The error of an operation on a revoked communicator. */
 int MPIDI_FTDEV_revoked_error(void);
 

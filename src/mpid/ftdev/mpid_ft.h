@@ -116,4 +116,12 @@ int MPID_Comm_ack_failed(struct MPIR_Comm *comm, int num_to_ack, int *num_acked)
 /* Whether rank `rank` of comm is among its acknowledged failures. */
 int MPID_FT_comm_acked(struct MPIR_Comm *comm, int rank);
 
+/* The device keeps the context id of a freed communicator that ran a
+ * protocol or outlived a failure for a while, so that whatever arrives
+ * naming it is known to be about that communicator (DESIGN 7.4). When it
+ * gives one back to MPICH, it calls the function registered here (from a
+ * constructor of the layer above), which forgets its records of it. */
+typedef void (*MPID_FT_context_released_t) (uint32_t context_id);
+void MPID_FT_on_context_released(MPID_FT_context_released_t cb);
+
 #endif /* MPID_FT_H_INCLUDED */
