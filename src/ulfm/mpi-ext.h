@@ -5,7 +5,8 @@
  * MPI's ULFM or for MPICH's MPIX_ interface compile unchanged. The error
  * classes MPIX_ERR_PROC_FAILED, MPIX_ERR_PROC_FAILED_PENDING and
  * MPIX_ERR_REVOKED and MPIX_Comm_revoke, _shrink, _agree, _failure_ack and
- * _failure_get_acked come from <mpi.h>; the rest is here. A job runs
+ * _failure_get_acked come from <mpi.h>; the rest is here (a superset of
+ * what Open MPI 5's <mpi-ext.h> offers for ULFM). A job runs
  * under ULFM's rules when started with FTMPI_RECOVERY_MODE=ulfm or
  * MPIR_CVAR_ENABLE_FT=1.
  */
@@ -26,11 +27,38 @@ extern "C" {
 #define MPICH_HAVE_ULFM 1
 #define MPIX_FT 0x6440001c
 
+/* Open MPI's feature macros for the parts of the interface that came
+ * later than the rest: programs compile those paths only when these are
+ * defined. */
+#define OMPI_HAVE_MPIX_COMM_GET_FAILED 1
+#define OMPI_HAVE_MPIX_COMM_ACK_FAILED 1
+#define OMPI_HAVE_MPIX_COMM_ISHRINK 1
+#define OMPI_HAVE_MPIX_COMM_AGREE 1
+#define OMPI_HAVE_MPIX_COMM_IAGREE 1
+#define OMPI_HAVE_MPIX_COMM_IS_REVOKED 1
+
+/* The names the ULFM chapter proposes for the MPI standard, which Open
+ * MPI programs use beside the MPIX_ ones: the same classes and key. */
+#ifndef MPI_ERR_PROC_FAILED
+#define MPI_ERR_PROC_FAILED MPIX_ERR_PROC_FAILED
+#endif
+#ifndef MPI_ERR_PROC_FAILED_PENDING
+#define MPI_ERR_PROC_FAILED_PENDING MPIX_ERR_PROC_FAILED_PENDING
+#endif
+#ifndef MPI_ERR_REVOKED
+#define MPI_ERR_REVOKED MPIX_ERR_REVOKED
+#endif
+#ifndef MPI_FT
+#define MPI_FT MPIX_FT
+#endif
+
+int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
 int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group * failedgrp);
 int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
 int MPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request * request);
 int MPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request);
 
+int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
 int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group * failedgrp);
 int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
 int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request * request);

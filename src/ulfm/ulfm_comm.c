@@ -75,6 +75,11 @@ static int build_comm(MPIR_Comm * comm, int *local, int nlocal, int *remote, int
         if (local[i] == comm->rank)
             c->rank = i;
     c->tainted = comm->tainted;
+    /* the parent's error handler goes on, as with MPI_Comm_dup: a program
+     * that returns errors on comm must get them on its successor too */
+    c->errhandler = comm->errhandler;
+    if (comm->errhandler)
+        MPIR_Errhandler_add_ref(comm->errhandler);
     if (remote) {
         c->comm_kind = MPIR_COMM_KIND__INTERCOMM;
         c->remote_size = nremote;
