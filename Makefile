@@ -19,7 +19,7 @@ STOCK_PREFIX := $(TOP)/install-stock
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := autoconf automake libtool python3 gcc make patch xz-utils perl \
-                libucx-dev libhwloc-dev ccache strace
+                libucx-dev libhwloc-dev ccache strace gdb
 BENCH_DEB_PACKAGES := gnuplot-nox
 
 # Options shared by ftdev and the stock reference build.
@@ -142,7 +142,8 @@ check-mpich-ft: install
 check-mpich: install stock
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)
 
-# The same against stock results stored earlier (e.g. STOCK_RESULTS=../shared/baseline).
+# The same against stock results stored earlier (STOCK_RESULTS=DIR: a copy of
+# build/mpich-compare/stock from an earlier make check-mpich).
 check-mpich-stored: install
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) --stock-results $(STOCK_RESULTS)
 

@@ -241,6 +241,11 @@ static void failure_notice(int from, int about, const void *payload, size_t len)
 {
     char how[64];
     snprintf(how, sizeof(how), "reported by rank %d", from);
+    /* a survivor names this process: the others go on without it (a
+     * REBUILD replacement may still hear of the process it replaced) */
+    if (about == MPIDI_FTDEV_global.my_pid && !MPIDI_FTDEV_global.finalizing &&
+        !MPIDI_FTDEV_global.is_replacement)
+        MPIDI_FTDEV_fence(how);
     MPIDI_FTDEV_peer_failed(about, how);
 }
 

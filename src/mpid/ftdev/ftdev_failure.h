@@ -48,6 +48,8 @@ int MPIDI_FTDEV_heartbeat_start(void);
 void MPIDI_FTDEV_heartbeat_stop(void);
 void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
+/* This process was declared failed by the others: it says so and ends. */
+void MPIDI_FTDEV_fence(const char *how) __attribute__ ((noreturn));
 /* Deaths on this node (pidfds the thread holds): the main thread's look
  * at them, every MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS progress calls that
  * found nothing (a system call, so not on every one), or every

@@ -6,13 +6,21 @@
  * would wait forever. Each process runs a thread that sends a datagram to
  * its successor on the ring of live processes (the next live process id)
  * every period, and watches its predecessor. A predecessor silent for the
- * timeout is declared failed: the watcher kills it when it runs on the
- * same node (so that it cannot wake up and write into the recovered job),
- * tells every live process, and its main thread handles the failure like
- * any other at its next progress call. A process that finds on waking up
- * that it could not beat for longer than the timeout knows it has been
- * declared failed and ends itself (a watcher on another node cannot kill
- * it).
+ * timeout is only suspected: silence also comes from a process that is
+ * slow (a loaded node: its thread waits for a core) or held by a debugger,
+ * and declaring either failed would throw a live process's work away for
+ * good. So the watcher asks whoever can see the suspect's operating-system
+ * process (verify_suspect): itself when the suspect runs on its node, else
+ * the suspect's node-mates over this socket. Only a process that has ended,
+ * is stopped by a signal (SIGSTOP, a frozen node), or whose whole node is
+ * silent too is declared failed; one that runs, sleeps or is traced by a
+ * debugger is heard again and watched anew. The watcher kills a declared
+ * process when it runs on its node (so that it cannot wake up and write
+ * into the recovered job), tells every live process and the declared one,
+ * and its main thread handles the failure like any other at its next
+ * progress call. A process told it was declared failed (by a datagram it
+ * finds on waking up, or a survivor's failure notice naming it) ends
+ * itself: the others have gone on without it.
  *
  * The same thread sees a process of its own node die the moment it does:
  * it holds a pidfd of each live peer on its node and sleeps on them with
@@ -43,6 +51,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,16 +73,19 @@ cvars:
     - name        : MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT
       category    : CH4_FTDEV
       type        : int
-      default     : 1000
+      default     : 3000
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
-        Milliseconds of silence after which a process is declared failed
-        (and killed when it runs on the node of the process that noticed),
-        so that a stopped or frozen process is handled like a dead one.
-        0 turns the heartbeat off (a process stopped in a debugger then
-        holds the others up instead of being declared failed).
+        Milliseconds of silence after which a process is suspected. A
+        suspect is declared failed (and killed when it runs on the node of
+        the process that noticed) only when its node says it has ended or
+        is stopped by a signal, or its whole node stays silent for half as
+        long again; one that runs slowly or is held by a debugger is not.
+        Dead processes are found in milliseconds by other means (UCX, the
+        node watch, the launcher): this only bounds how long a frozen
+        process or node holds the others up. 0 turns the heartbeat off.
 
     - name        : MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS
       category    : CH4_FTDEV
@@ -95,7 +107,21 @@ cvars:
 
 #define HB_MAGIC 0x46544842     /* "FTHB" */
 
-enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE };
+enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE, HB_VERIFY, HB_VERDICT };
+
+/* What a node sees of one of its processes (HB_VERDICT's `state`). */
+typedef enum {
+    PROC_UNSEEN = 0,            /* not on this node, or not in its pid namespace */
+    PROC_ENDED,                 /* no such process any more, or a zombie */
+    PROC_STOPPED,               /* stopped by a signal (SIGSTOP, SIGTSTP, ...) */
+    PROC_TRACED,                /* held by a debugger (ptrace) */
+    PROC_RUNNING,               /* running, runnable, sleeping or in I/O */
+    PROC_NUM_CONDITIONS
+} proc_condition_t;
+
+static const char *const condition_name[PROC_NUM_CONDITIONS] = {
+    "unseen", "ended", "stopped by a signal", "held by a debugger", "running"
+};
 
 /* Why the thread holds a process failed (hb.suspected). */
 enum { HB_NOT_SUSPECTED = 0, HB_SUSPECT_SILENT, HB_SUSPECT_ENDED };
@@ -107,7 +133,9 @@ typedef struct {
     int32_t from_ospid;         /* the sender's operating-system process id */
     int32_t about;              /* HB_FAILED: the process declared failed; HB_ECHO_ASK: a
                                  * check number; HB_ECHO_STATE: the last check answered,
-                                 * or minus one whose answer could not be written yet */
+                                 * or minus one whose answer could not be written yet;
+                                 * HB_VERIFY, HB_VERDICT: the suspect */
+    int32_t state;              /* HB_VERDICT: its proc_condition_t */
 } hb_msg_t;
 
 static struct {
@@ -115,6 +143,7 @@ static struct {
     pthread_t thread;
     volatile int running;
     uint8_t *suspected;         /* per process id, set by the thread for the main thread */
+    int news;                   /* set with a suspicion, taken by the main thread */
     /* the thread's: processes of this node it watches end (pidfds) */
     int watch_epoll;            /* the pidfds; -1: no watch */
     int *watch_fd;              /* per process id; -1: none */
@@ -208,15 +237,20 @@ static int neighbour(int step)
     return -1;
 }
 
-static void send_to(int pid, int kind, int about)
+static void send_msg(int pid, int kind, int about, int state)
 {
     MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peer_hb[pid];
     hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.my_pid,
-        .from_ospid = (int32_t) getpid(),.about = about
+        .from_ospid = (int32_t) getpid(),.about = about,.state = state
     };
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
     if (c.port)
         sendto(hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to, sizeof(to));
+}
+
+static void send_to(int pid, int kind, int about)
+{
+    send_msg(pid, kind, about, 0);
 }
 
 /* Marks pid failed for the main thread, which handles it at its next
@@ -224,24 +258,107 @@ static void send_to(int pid, int kind, int about)
 static void suspect(int pid, int why)
 {
     __atomic_store_n(&hb.suspected[pid], why, __ATOMIC_RELEASE);
+    __atomic_store_n(&hb.news, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
 }
 
-static void declare_failed(int pid)
+static int on_my_node(int pid);
+
+/* `why`: what its node said of it, or that the node said nothing. */
+static void declare_failed(int pid, const char *why)
 {
     int n = MPIDI_FTDEV_global.num_pids;
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
 
     suspect(pid, HB_SUSPECT_SILENT);
-    fprintf(stderr, "FT-MPICH: process %d sent no heartbeat for %d ms and is declared failed\n",
-            pid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT);
-    if (MPIR_Process.node_map &&
-        MPIR_Process.node_map[pid] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid] &&
-        ospid > 0)
+    fprintf(stderr, "FT-MPICH: process %d sent no heartbeat for %d ms and is declared failed "
+            "(%s)\n", pid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
+    if (on_my_node(pid) && ospid > 0)
         kill(ospid, SIGKILL);
     for (int p = 0; p < n; p++)
         if (p != MPIDI_FTDEV_global.my_pid && p != pid && live(p))
             send_to(p, HB_FAILED, pid);
+    /* and the process itself, which finds it if it ever runs again */
+    send_to(pid, HB_FAILED, pid);
+}
+
+/* This process was declared failed by the others, who have gone on
+ * without it: anything it sent from now on would be dropped, or worse,
+ * taken for the recovered job's. */
+void MPIDI_FTDEV_fence(const char *how)
+{
+    fprintf(stderr, "FT-MPICH: process %d was declared failed by the others (%s); it ends\n",
+            MPIDI_FTDEV_global.my_pid, how);
+    _exit(1);
+}
+
+/* ---- is a silent process failed? -------------------------------------------
+ * Asked of the node the suspect runs on, which can read its state in
+ * /proc: this process itself, or a node-mate of the suspect's (HB_VERIFY,
+ * answered with HB_VERDICT). A process that has ended or is stopped by a
+ * signal is failed; one that runs, sleeps, waits for I/O or is traced by a
+ * debugger is not, however long it is silent. */
+
+static int read_proc_file(int32_t ospid, const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int) ospid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return (int) (n > 0 ? n : 0);
+}
+
+static proc_condition_t proc_condition(int pid)
+{
+    const MPIDI_FTDEV_hb_contact_t *c = &MPIDI_FTDEV_global.peer_hb[pid];
+    uint64_t mine = MPIDI_FTDEV_global.peer_hb[MPIDI_FTDEV_global.my_pid].pid_namespace;
+    char buf[1024];
+
+    if (!on_my_node(pid) || c->ospid <= 0 || mine == 0 || c->pid_namespace != mine)
+        return PROC_UNSEEN;
+    int n = read_proc_file(c->ospid, "stat", buf, sizeof(buf));
+    if (n == -ENOENT || n == -ESRCH)
+        return PROC_ENDED;
+    /* the state follows the command name, which may hold ')' itself */
+    char *end = n > 0 ? strrchr(buf, ')') : NULL;
+    if (end == NULL || end[1] != ' ' || end[2] == '\0')
+        return PROC_UNSEEN;
+    char state = end[2];
+    if (state == 'Z' || state == 'X' || state == 'x')
+        return PROC_ENDED;
+    if (state == 't')
+        return PROC_TRACED;
+    /* a debugger may also hold it stopped by a signal, or let it run */
+    if (read_proc_file(c->ospid, "status", buf, sizeof(buf)) > 0) {
+        char *tracer = strstr(buf, "TracerPid:");
+        if (tracer && atoi(tracer + strlen("TracerPid:")) != 0)
+            return PROC_TRACED;
+    }
+    return state == 'T' ? PROC_STOPPED : PROC_RUNNING;
+}
+
+static int is_failed_condition(int cond)
+{
+    return cond == PROC_ENDED || cond == PROC_STOPPED;
+}
+
+/* The node-mates of `pid` that can be asked about it. */
+static int ask_node_mates(int pid)
+{
+    int asked = 0;
+    if (MPIR_Process.node_map == NULL)
+        return 0;
+    for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+        if (p != pid && p != MPIDI_FTDEV_global.my_pid && live(p) &&
+            MPIR_Process.node_map[p] == MPIR_Process.node_map[pid]) {
+            send_to(p, HB_VERIFY, pid);
+            asked++;
+        }
+    return asked;
 }
 
 /* ---- a process that receives nothing --------------------------------------
@@ -635,33 +752,71 @@ static void watch_close(void)
     hb.watch_ospid = NULL;
 }
 
+/* The watcher's view of its predecessor while it is silent. */
+typedef struct {
+    int pid;                    /* the process watched; -1: none */
+    double since;               /* watched from */
+    double heard;               /* last heard from (0: never) */
+    double asked_at;            /* its node-mates were asked (0: not under verification) */
+    int excused;                /* found alive though silent, and said so once */
+} watch_t;
+
+/* What the suspect's node said of it: it failed, or it is alive and gets
+ * another timeout. */
+static void settle(watch_t * w, int cond, double now)
+{
+    w->asked_at = 0;
+    if (is_failed_condition(cond)) {
+        declare_failed(w->pid, condition_name[cond]);
+        return;
+    }
+    w->heard = now;
+    if (!w->excused) {
+        w->excused = 1;
+        if (cond == PROC_TRACED)
+            fprintf(stderr, "FT-MPICH: process %d is held by a debugger; it is silent but not "
+                    "declared failed\n", w->pid);
+        MPIR_FTMPI_TRACE("heartbeat: process %d silent for %d ms but %s: not failed", w->pid,
+                         MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, condition_name[cond]);
+    }
+}
+
+/* The predecessor has been silent for the timeout: failed only if its
+ * node says so, or says nothing for half as long again. */
+static void verify_suspect(watch_t * w, double now, double timeout)
+{
+    if (w->asked_at == 0) {
+        int cond = proc_condition(w->pid);
+        if (cond != PROC_UNSEEN) {
+            settle(w, cond, now);
+            return;
+        }
+        MPIR_FTMPI_TRACE("heartbeat: process %d silent for %.0f ms; %d process(es) of its node "
+                         "asked", w->pid, now - MPL_MAX(w->heard, w->since),
+                         ask_node_mates(w->pid));
+        w->asked_at = now;
+    } else if (now - w->asked_at > timeout / 2) {
+        declare_failed(w->pid, "its node does not answer for it either");
+    }
+}
+
 static void *beat(void *arg)
 {
     double period = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD;
     double timeout = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT;
-    double last_beat = 0, last_probe = 0, last_loop = now_ms(), watched_since = last_loop;
+    double last_beat = 0, last_probe = 0;
     double *heard = MPL_calloc(MPIDI_FTDEV_global.num_pids, sizeof(double), MPL_MEM_OTHER);
-    int watched = -1;
+    watch_t w = {.pid = -1 };
 
     while (hb.running && heard) {
         double now = now_ms();
-        /* stopped for longer than a watcher waits: declared failed already */
-        if (now - last_loop > timeout + period) {
-            fprintf(stderr, "FT-MPICH: process %d was stopped for %.0f ms, longer than the "
-                    "heartbeat timeout; the others have declared it failed, so it ends\n",
-                    MPIDI_FTDEV_global.my_pid, now - last_loop);
-            _exit(1);
-        }
-        last_loop = now;
-
         int next = neighbour(1), prev = neighbour(-1);
         if (next >= 0 && now - last_beat >= period) {
             send_to(next, HB_BEAT, -1);
             last_beat = now;
         }
-        if (prev != watched) {
-            watched = prev;
-            watched_since = now;
+        if (prev != w.pid) {
+            w = (watch_t) {.pid = prev,.since = now };
         }
 
         watch_update();
@@ -679,24 +834,33 @@ static void *beat(void *arg)
                 if (m.magic != HB_MAGIC || m.from < 0 || m.from >= MPIDI_FTDEV_global.num_pids ||
                     m.from_ospid != MPIDI_FTDEV_global.peer_hb[m.from].ospid)
                     continue;   /* not ours, or a process that was replaced */
-                if (m.kind == HB_BEAT)
+                int about_valid = m.about >= 0 && m.about < MPIDI_FTDEV_global.num_pids;
+                if (m.kind == HB_BEAT) {
                     heard[m.from] = now_ms();
-                else if (m.kind == HB_PROBE) {
+                } else if (m.kind == HB_PROBE) {
                     /* its view of the ring differs from ours (a failure
                      * one of us has not seen yet): answer directly */
                     heard[m.from] = now_ms();
                     send_to(m.from, HB_BEAT, -1);
-                }
-                else if (m.kind == HB_ECHO_ASK)
+                } else if (m.kind == HB_ECHO_ASK) {
                     send_to(m.from, HB_ECHO_STATE, echo_state_of(m.from));
-                else if (m.kind == HB_ECHO_STATE)
+                } else if (m.kind == HB_ECHO_STATE) {
                     echo_peer_state(m.from, m.about, now_ms());
-                else if (m.kind == HB_FAILED && m.about >= 0 &&
-                         m.about < MPIDI_FTDEV_global.num_pids &&
-                         m.about != MPIDI_FTDEV_global.my_pid && !hb.suspected[m.about])
+                } else if (m.kind == HB_VERIFY && about_valid) {
+                    send_msg(m.from, HB_VERDICT, m.about, proc_condition(m.about));
+                } else if (m.kind == HB_VERDICT && about_valid && m.about == w.pid &&
+                           w.asked_at != 0 && m.state > PROC_UNSEEN &&
+                           m.state < PROC_NUM_CONDITIONS) {
+                    settle(&w, m.state, now_ms());
+                } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.my_pid) {
+                    MPIDI_FTDEV_fence("its heartbeat went silent");
+                } else if (m.kind == HB_FAILED && about_valid && !hb.suspected[m.about]) {
                     suspect(m.about, HB_SUSPECT_SILENT);
+                }
             }
         }
+        if (w.pid >= 0 && heard[w.pid] > w.heard)
+            w.heard = heard[w.pid], w.excused = 0, w.asked_at = 0;
 
         echo_watch(now_ms(), period, timeout);
 
@@ -704,12 +868,12 @@ static void *beat(void *arg)
          * one silent for half the timeout is asked directly, since it may
          * beat to another successor than us */
         now = now_ms();
-        double silent = watched >= 0 ? now - MPL_MAX(heard[watched], watched_since) : 0;
-        if (watched >= 0 && !MPIDI_FTDEV_global.peer_finalizing[watched]) {
+        double silent = w.pid >= 0 ? now - MPL_MAX(w.heard, w.since) : 0;
+        if (w.pid >= 0 && !MPIDI_FTDEV_global.peer_finalizing[w.pid] && !hb.suspected[w.pid]) {
             if (silent > timeout)
-                declare_failed(watched);
+                verify_suspect(&w, now, timeout);
             else if (silent > timeout / 2 && now - last_probe >= period) {
-                send_to(watched, HB_PROBE, -1);
+                send_to(w.pid, HB_PROBE, -1);
                 last_probe = now;
             }
         }
@@ -768,7 +932,9 @@ void MPIDI_FTDEV_heartbeat_stop(void)
 void MPIDI_FTDEV_heartbeat_failures(void)
 {
     char how[96];
-    if (hb.suspected == NULL)
+    /* (progress calls this on every call once a job outlived a failure:
+     * the processes are looked at only when the thread has news) */
+    if (hb.suspected == NULL || !__atomic_exchange_n(&hb.news, 0, __ATOMIC_ACQ_REL))
         return;
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
         int why = __atomic_load_n(&hb.suspected[pid], __ATOMIC_ACQUIRE);
