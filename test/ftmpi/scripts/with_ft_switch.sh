@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# mpiexec -with-ft ulfm (Open MPI's mpirun switch) runs a job under ULFM as
+# FTMPI_RECOVERY_MODE=ulfm does: a ULFM program whose rank 2 kills itself
+# keeps its 3 survivors, which see MPIX_ERR_PROC_FAILED and shrink;
+# -with-ft mpi is the same; any other value is refused with a line naming
+# it, and nothing is left behind.
+set -u
+. "$(dirname "$0")/common.bash"
+build ulfm_basic || exit 1
+fail=0
+for value in ulfm mpi; do
+    out=$(unset FTMPI_RECOVERY_MODE MPIR_CVAR_ENABLE_FT; tagged_run 60 \
+          "$prefix/bin/mpiexec" -with-ft $value -n 4 "$bin/ulfm_basic" 2 kill 2>&1)
+    n=$(grep -Ec "rank [0-9]+: No Errors" <<<"$out")
+    if [ "$n" != 3 ]; then
+        echo "FAIL: -with-ft $value: $n of 3 survivors reported:"; printf '%s\n' "$out" | tail -n 10
+        fail=1
+    else
+        echo "-with-ft $value: ok (3 survivors)"
+    fi
+done
+out=$(tagged_run 30 "$prefix/bin/mpiexec" -with-ft bogus -n 1 true 2>&1)
+rc=$?
+if [ $rc = 0 ] || ! grep -q "with-ft takes ulfm or mpi, not bogus" <<<"$out"; then
+    echo "FAIL: -with-ft bogus: status $rc, output:"; printf '%s\n' "$out" | head -n 5
+    fail=1
+else
+    echo "-with-ft bogus: refused (status $rc)"
+fi
+no_process_left || fail=1
+exit $fail
