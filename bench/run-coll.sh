@@ -126,7 +126,7 @@ END {
     }
     printf "collectives: microseconds per call (each between barriers): median over %d rounds of per-run medians,\n", rounds
     printf "and the fastest trial of any round (best; robust against a loaded machine); one node, %d cores\n", cores
-    printf "issue 14 targets (at 16 processes): at/non <= 1.5 at 8 B allreduce and <= 1.3 from 4 KiB; non/st <= 1.05\n"
+    printf "targets (at 16 processes): at/non <= 1.5 at 8 B allreduce and <= 1.3 from 4 KiB; non/st <= 1.05\n"
     m = keys(nps, porder); ns = keys(sizes, sorder)
     for (q = 1; q <= m; q++) {
         np = porder[q]
