@@ -177,19 +177,53 @@ void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err)
 
 /* ---- the one entry point for failures ----------------------------------- */
 
-static void close_ep(int pid)
+/* Endpoints whose close waits until UCX's progress has returned. */
+static ucp_ep_h *eps_to_close;
+static int num_eps_to_close, max_eps_to_close;
+
+static void force_close(ucp_ep_h ep)
 {
-    MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
         .flags = UCP_EP_CLOSE_FLAG_FORCE,
     };
-    if (addr->ep) {
-        ucs_status_ptr_t r = ucp_ep_close_nbx(addr->ep, &param);
-        addr->ep = NULL;
-        if (r && !UCS_PTR_IS_ERR(r))
-            ucp_request_free(r);
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &param);
+    if (r && !UCS_PTR_IS_ERR(r))
+        ucp_request_free(r);
+}
+
+/* A failure learned inside UCX's progress (an endpoint's error callback,
+ * a notice on the control channel) must not close an endpoint there: UCX
+ * may hold more events of that endpoint in the batch it is handling (its
+ * TCP transport asserts on an event of a closed endpoint, seen when a
+ * whole node was killed). Such closes wait for the next progress call. */
+static void close_ep(int pid)
+{
+    MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
+    ucp_ep_h ep = addr->ep;
+    if (ep == NULL)
+        return;
+    addr->ep = NULL;
+    if (MPIDI_FTDEV_global.in_worker_progress) {
+        if (num_eps_to_close == max_eps_to_close) {
+            int more = max_eps_to_close ? 2 * max_eps_to_close : 16;
+            ucp_ep_h *grown = MPL_realloc(eps_to_close, more * sizeof(ucp_ep_h), MPL_MEM_OTHER);
+            if (grown == NULL)
+                return; /* left open: the worker's destruction frees it */
+            eps_to_close = grown;
+            max_eps_to_close = more;
+        }
+        eps_to_close[num_eps_to_close++] = ep;
+        MPIDI_FTDEV_global.progress_checks = 1;
+        return;
     }
+    force_close(ep);
+}
+
+static void close_deferred_eps(void)
+{
+    while (num_eps_to_close > 0 && !MPIDI_FTDEV_global.in_worker_progress)
+        force_close(eps_to_close[--num_eps_to_close]);
 }
 
 /* A replacement took over `pid`: its failure leaves the log, which thus
@@ -346,6 +380,7 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 
 int MPIDI_FTDEV_progress_checks(void)
 {
+    close_deferred_eps();
     MPIDI_FTDEV_echo_progress();
     /* what the heartbeat thread saw needs no launcher round trip: first */
     MPIDI_FTDEV_heartbeat_failures();
@@ -370,7 +405,7 @@ int MPIDI_FTDEV_progress_checks(void)
     /* the senders of what nobody can receive any more wait for it to be
      * taken; IGNORE mode has such messages for as long as it runs */
     int stale = MPIDI_FTDEV_drain_stale(pending);
-    if (!pending && !stale && !MPIDI_FTDEV_echo_under_way())
+    if (!pending && !stale && !MPIDI_FTDEV_echo_under_way() && num_eps_to_close == 0)
         MPIDI_FTDEV_global.progress_checks = 0;
     return MPI_SUCCESS;
 }

@@ -79,6 +79,11 @@ static void set_ucx_defaults(void)
          * which checks every endpoint each interval */
         {"UCX_KEEPALIVE_INTERVAL", "100ms"},
         {"UCX_KEEPALIVE_NUM_EPS", "inf"},
+        /* UCX 1.13's TCP transport asserts on the next event of a batch
+         * for a connection that an earlier one closed (a peer's node died:
+         * tcp_iface.c "conn_state != CLOSED"); one socket event per poll
+         * leaves no stale one behind */
+        {"UCX_TCP_MAX_POLL", "1"},
     };
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         setenv(defaults[i][0], defaults[i][1], 0 /* keep the user's value */);
