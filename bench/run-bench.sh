@@ -12,6 +12,7 @@
 #   rebuild    SIGKILL -> REBUILD world whole; relaunch          2, 4, ... <= BENCH_MAX_NP
 #   ulfm       agree, shrink, revoke; SIGKILL -> shrunk          2, 4, ... <= BENCH_MAX_NP
 #   ckpt       libftmpi_ckpt checkpoint cost per MiB              2, 4
+#   aftermath  a ring's speed before and after a kill or revoke     4 (ULFM)
 #
 # Settings: BENCH_PARTS (default all of the above, in that order),
 # BENCH_MAX_NP (default the larger of 8 and the core count), BENCH_ROUNDS
@@ -32,7 +33,7 @@ export BENCH_STAMP
 bench_setup bench
 rm -f "$raw" "$table"
 export BENCH_MAX_NP FTDEV_PREFIX=$prefix
-parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm ckpt}
+parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm ckpt aftermath}
 dir=${BENCH_RAW_DIR:-$here/results}
 shown=${dir#$top/}
 summary=$dir/summary-$BENCH_STAMP.txt

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Losing a whole node: a job of 6 processes over 3 simulated nodes
+# (test/cluster/cluster.sh: a network, UTS, IPC and mount namespace per
+# node, TCP between nodes, shared memory within one), launched by mpiexec
+# on a head node through the cluster's ssh stand-in. The checked workload
+# of the soak (test/soak/soak_workload.c) runs; once it is under way every
+# process of the third node, its hydra_pmi_proxy included, is killed at the
+# same moment. mpiexec must name the lost processes once and keep the job
+# running, the survivors must recover the way their mode says and finish
+# with every check right, and nothing may be left on any node.
+# Modes: SHRINK, BLANK, IGNORE, ULFM. Exits 77 where namespaces cannot be
+# made (not root, no iproute2, a container without the privilege).
+set -u
+. "$(dirname "$0")/common.bash"
+cluster=$src/../cluster/cluster.sh
+export FTMPI_CLUSTER=ft$$
+why=$("$cluster" check 2>&1) || { echo "cannot make the simulated nodes: $why"; exit 77; }
+"$prefix/bin/mpicc" -O2 -o "$bin/soak_workload" "$src/../soak/soak_workload.c" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+trap '"$cluster" down' EXIT
+"$cluster" up 3 >/dev/null || { echo "FAIL: the cluster did not come up"; exit 1; }
+hosts=$("$cluster" hosts)
+
+# node_kill NODE LABEL SURVIVORS STATUS ENV...: kills NODE once the
+# workload runs; STATUS: mpiexec's (0, or nonzero: ULFM counts the dead)
+node_kill() {
+    local victim=$1 label=$2 want=$3 want_rc=$4 rundir out rc n lost
+    shift 4
+    rundir=$(mktemp -d "$bin/node_loss.XXXXXX")
+    out=$rundir/out
+    env "$@" FTMPI_TEST_JOB_TAG=node-loss-$$ timeout -k 5 120 "$cluster" run \
+        "$prefix/bin/mpiexec" -hosts "$hosts" -ppn 2 -n 6 "$bin/soak_workload" "$rundir" 6 \
+        >"$out" 2>&1 </dev/null &
+    local job=$!
+    for ((n = 0; n < 200; n++)); do
+        grep -q "SOAK READY" "$out" 2>/dev/null && break
+        sleep 0.1
+    done
+    sleep 1
+    "$cluster" kill "$victim"
+    wait $job
+    rc=$?
+    n=$(grep -Ec "^soak-end .* errors 0:" "$out")
+    lost=$(grep -c "lost the proxy on" "$out")
+    if { [ "$want_rc" = 0 ] && [ "$rc" != 0 ]; } || { [ "$want_rc" != 0 ] && [ "$rc" = 0 ]; } ||
+       [ "$rc" -ge 124 ] || [ "$n" != "$want" ] || [ "$lost" != 1 ] ||
+       grep -qE "WRONG|Backtrace|INTERNAL ERROR" "$out"; then
+        bad "$label: status $rc, $n of $want survivors reported, $lost 'lost the proxy' lines:"
+        grep -avE "^\s*$|^ *[0-9]+ +/" "$out" | tail -n 25
+    else
+        echo "$label: ok ($n survivors; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out"))"
+    fi
+    for node in 1 2 3; do
+        [ -z "$("$cluster" pids $node)" ] || bad "$label: processes left on node $node: $("$cluster" pids $node)"
+    done
+    rm -rf "$rundir"
+}
+
+node_kill 3 "node 3 killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
+node_kill 3 "node 3 killed, BLANK" 4 0 FTMPI_COMM_MODE=blank
+node_kill 3 "node 3 killed, BLANK+CONT" 4 0 FTMPI_COMM_MODE=blank FTMPI_MSG_MODE=cont
+node_kill 3 "node 3 killed, IGNORE" 4 0 FTMPI_RECOVERY_MODE=ignore
+node_kill 3 "node 3 killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+# the node of rank 0 (the recovery's first coordinator)
+node_kill 1 "node 1 (rank 0) killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
+node_kill 1 "node 1 (rank 0) killed, BLANK+AUTO" 4 0 FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=auto
+
+exit $fail
