@@ -307,6 +307,13 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
     }
 
     apply_decision();
+    /* the others' way out of the agreement: it must leave this process
+     * even if the application stops calling MPI right after */
+    if (ag.join_target == MPIR_Process.rank) {
+        mpi_errno = MPID_FT_flush(MPID_FT_CHANNEL_RECOVERY);
+        if (mpi_errno != MPI_SUCCESS)
+            return mpi_errno;
+    }
     *decider = ag.join_target;
     ag.recovering = 0;
     ag.join_target = -1;

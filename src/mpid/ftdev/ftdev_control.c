@@ -35,11 +35,30 @@ typedef struct {
     MPIDI_FTDEV_ctrl_msg_t msg;         /* and the payload */
 } outgoing_t;
 
+/* Per channel of the layers above, their messages UCX has not let go of. */
+static int channel_in_flight[MPID_FT_NUM_CHANNELS];
+
+static int is_channel_message(const MPIDI_FTDEV_ctrl_msg_t * msg)
+{
+    return msg->type == MPIDI_FTDEV_CTRL_CHANNEL && msg->pid >= 0 &&
+        msg->pid < MPID_FT_NUM_CHANNELS;
+}
+
+int MPID_FT_flush(MPID_FT_channel_t channel)
+{
+    int mpi_errno = MPI_SUCCESS;
+    while (channel_in_flight[channel] > 0 && mpi_errno == MPI_SUCCESS)
+        mpi_errno = MPID_Progress_test(NULL);
+    return mpi_errno;
+}
+
 static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
 {
     /* a control message lost on the way is recovered from by the
      * protocols' own resends; the trace says that it happened */
     outgoing_t *out = user_data;
+    if (is_channel_message(&out->msg))
+        channel_in_flight[out->msg.pid]--;
     if (status != UCS_OK)
         MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s", out->msg.type,
                          ucs_status_string(status));
@@ -76,6 +95,8 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
         tell_sent(to, &out->msg, len);
     if (r == NULL || UCS_PTR_IS_ERR(r))
         MPL_free(out);
+    else if (is_channel_message(&out->msg))
+        channel_in_flight[out->msg.pid]++;
     MPIDI_FTDEV_CHK_REQUEST(r);
     if (request)
         *request = r;

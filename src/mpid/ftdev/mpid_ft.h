@@ -41,6 +41,12 @@ void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handl
  * process known to have failed. */
 int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t len);
 
+/* Returns once every message sent on `channel` so far has left this
+ * process (handed to a live peer's transport, or ended by its failure):
+ * a protocol step whose sender may stop calling MPI right after (an
+ * agreement's decider) cannot leave a message waiting in its own queue. */
+int MPID_FT_flush(MPID_FT_channel_t channel);
+
 /* ---- who failed ------------------------------------------------------------ */
 
 typedef enum {
