@@ -312,15 +312,26 @@ static int read_proc_file(int32_t ospid, const char *name, char *buf, size_t siz
     return (int) (n > 0 ? n : 0);
 }
 
-static proc_condition_t proc_condition(int pid)
+/* The OS pid of process `pid` when this process can see it (same node,
+ * same pid namespace), else 0. */
+static int32_t visible_ospid(int pid)
 {
     const MPIDI_FTDEV_hb_contact_t *c = &MPIDI_FTDEV_global.peer_hb[pid];
     uint64_t mine = MPIDI_FTDEV_global.peer_hb[MPIDI_FTDEV_global.my_pid].pid_namespace;
-    char buf[1024];
 
     if (!on_my_node(pid) || c->ospid <= 0 || mine == 0 || c->pid_namespace != mine)
+        return 0;
+    return c->ospid;
+}
+
+static proc_condition_t proc_condition(int pid)
+{
+    int32_t ospid = visible_ospid(pid);
+    char buf[1024];
+
+    if (ospid == 0)
         return PROC_UNSEEN;
-    int n = read_proc_file(c->ospid, "stat", buf, sizeof(buf));
+    int n = read_proc_file(ospid, "stat", buf, sizeof(buf));
     if (n == -ENOENT || n == -ESRCH)
         return PROC_ENDED;
     /* the state follows the command name, which may hold ')' itself */
@@ -333,7 +344,7 @@ static proc_condition_t proc_condition(int pid)
     if (state == 't')
         return PROC_TRACED;
     /* a debugger may also hold it stopped by a signal, or let it run */
-    if (read_proc_file(c->ospid, "status", buf, sizeof(buf)) > 0) {
+    if (read_proc_file(ospid, "status", buf, sizeof(buf)) > 0) {
         char *tracer = strstr(buf, "TracerPid:");
         if (tracer && atoi(tracer + strlen("TracerPid:")) != 0)
             return PROC_TRACED;
@@ -612,14 +623,9 @@ static int open_pidfd(int32_t ospid)
 
 static int32_t ospid_to_watch(int pid)
 {
-    const MPIDI_FTDEV_hb_contact_t *c = &MPIDI_FTDEV_global.peer_hb[pid];
-    uint64_t mine = MPIDI_FTDEV_global.peer_hb[MPIDI_FTDEV_global.my_pid].pid_namespace;
-
-    if (pid == MPIDI_FTDEV_global.my_pid || !live(pid) || !on_my_node(pid) ||
-        MPIDI_FTDEV_global.peer_finalizing[pid] || c->ospid <= 0 || mine == 0 ||
-        c->pid_namespace != mine)
+    if (pid == MPIDI_FTDEV_global.my_pid || !live(pid) || MPIDI_FTDEV_global.peer_finalizing[pid])
         return 0;
-    return c->ospid;
+    return visible_ospid(pid);
 }
 
 static uint64_t watch_tag(int pid, int32_t ospid)
