@@ -18,19 +18,25 @@ STOCK_BUILD  := $(TOP)/build-stock
 STOCK_PREFIX := $(TOP)/install-stock
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
-DEB_PACKAGES := autoconf automake libtool python3 gcc make patch xz-utils perl \
+DEB_PACKAGES := autoconf automake libtool python3 gcc g++ gfortran make patch xz-utils perl \
                 libucx-dev libhwloc-dev ccache strace gdb
 BENCH_DEB_PACKAGES := gnuplot-nox
 
 # Options shared by ftdev and the stock reference build.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
-                    --disable-fortran --disable-cxx --disable-romio --disable-doc \
+                    --disable-doc \
                     --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
 CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
-# Expanded when a recipe runs, after `deps` installed ccache: evaluated at
-# parse time, a fresh machine's first make built without it and the next
-# make saw other configure arguments and rebuilt everything.
-CC_FOR_MPICH    = $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
+# The build names the plain compilers, which the installed wrappers
+# (mpicc, mpicxx, mpifort) record; ccache, when installed, comes in through
+# its compiler links ahead of them in PATH. Expanded when a recipe runs,
+# after `deps` installed ccache.
+# gfortran 10 and later refuse MPI's choice buffers (one routine called with
+# arguments of different types) in Fortran 77 code without the flag; the
+# wrappers keep it for the same reason.
+COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
+                   FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch
+BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
 .PHONY: all deps bench-deps tree configure build install toolkit check test-ftmpi check-mpich-smoke \
         check-mpich check-mpich-ft check-mpich-stored demo bench stock soak clean distclean
@@ -66,18 +72,18 @@ tree: deps
 
 # Reconfigure when the tree was regenerated or the options changed.
 configure: tree
-	@args='CC=$(CC_FOR_MPICH) $(CONFIGURE_ARGS)'; \
+	@args='$(COMPILERS) $(CONFIGURE_ARGS)'; \
 	if [ ! -f $(BUILD)/.configured ] || [ "$$(cat $(BUILD)/.configured)" != "$$args" ] || \
 	   [ $(BUILD)/.tree-stamp -nt $(BUILD)/.configured ]; then \
 	    echo "configuring MPICH with ch4:ftdev (log: build/configure.log)"; \
-	    (cd $(TREE) && ./configure CC="$(CC_FOR_MPICH)" $(CONFIGURE_ARGS) >$(BUILD)/configure.log 2>&1) || \
+	    (cd $(TREE) && PATH="$(BUILD_PATH)" ./configure $(COMPILERS) $(CONFIGURE_ARGS) >$(BUILD)/configure.log 2>&1) || \
 	        { echo "make: configure failed; last lines of build/configure.log:" >&2; tail -n 20 $(BUILD)/configure.log >&2; exit 1; }; \
 	    echo "$$args" >$(BUILD)/.configured; \
 	fi
 
 build: configure
 	@echo "building MPICH with ch4:ftdev (log: build/make.log)"
-	@$(MAKE) -C $(TREE) -j$(JOBS) >$(BUILD)/make.log 2>&1 || \
+	@PATH="$(BUILD_PATH)" $(MAKE) -C $(TREE) -j$(JOBS) >$(BUILD)/make.log 2>&1 || \
 	    { echo "make: build failed; errors from build/make.log:" >&2; grep -E "error|Error" $(BUILD)/make.log | head -n 30 >&2; exit 1; }
 
 install: build
@@ -126,7 +132,8 @@ stock: tree
 	    rm -rf $(STOCK_BUILD) && mkdir -p $(STOCK_BUILD) && \
 	    tar -xf "$$(cat $(BUILD)/.tarball)" -C $(STOCK_BUILD) && \
 	    (cd $(STOCK_BUILD)/mpich-4.0.2 && \
-	     ./configure CC="$(CC_FOR_MPICH)" --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(COMMON_CONFIGURE) && \
+	     export PATH="$(BUILD_PATH)" && \
+	     ./configure $(COMPILERS) --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(COMMON_CONFIGURE) && \
 	     $(MAKE) -j$(JOBS) && $(MAKE) install) >$(STOCK_BUILD)/build.log 2>&1 || \
 	        { echo "make: stock build failed (see build-stock/build.log)" >&2; exit 1; }; \
 	fi

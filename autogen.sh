@@ -167,7 +167,7 @@ sync_overlay() {
 
 regenerate() {
     note "regenerating MPICH build files (takes about a minute)"
-    (cd "$tree" && ./autogen.sh -quick -without-hydra -without-test -without-romio >"$build/mpich-autogen.log" 2>&1) ||
+    (cd "$tree" && ./autogen.sh -quick -without-hydra -without-test >"$build/mpich-autogen.log" 2>&1) ||
         die "MPICH's autogen.sh failed (see $build/mpich-autogen.log)"
 }
 

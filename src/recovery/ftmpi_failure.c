@@ -132,6 +132,25 @@ int MPIR_FTMPI_failure_error(int pid)
                                 MPI_ERR_OTHER, "**ftmpi_halted", "**ftmpi_halted %s", ranks);
 }
 
+int MPIR_FTMPI_comm_failure(MPIR_Comm * comm)
+{
+    /* destroyed by a recovery (AUTO mode recovers inside any call) */
+    if (MPIR_Object_get_ref(comm) <= 0)
+        return MPIR_FTMPI_code_for_user(NULL,
+                                        MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                             __func__, __LINE__, MPI_ERR_OTHER,
+                                                             "**ftmpi_failed", NULL));
+    for (int r = 0; r < comm->local_size; r++) {
+        int pid = MPID_FT_comm_local_pid(comm, r);
+        if (pid < 0)
+            continue;
+        MPID_FT_proc_state_t state = MPID_FT_proc_state(pid);
+        if (state == MPID_FT_PROC_FAILED || state == MPID_FT_PROC_BLANK)
+            return MPIR_FTMPI_code_for_user(comm, MPIR_FTMPI_failure_error(pid));
+    }
+    return MPI_SUCCESS;
+}
+
 int MPIR_FTMPI_get_attr(int keyval, int *value)
 {
     switch (keyval) {

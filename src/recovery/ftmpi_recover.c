@@ -34,6 +34,11 @@ static int dead(const uint8_t * set, int pid)
  * reach by mistake. */
 static void destroy_comm(MPIR_Comm * comm)
 {
+    /* the delete callbacks of its attributes run as they would in
+     * MPI_Comm_free: libraries that cached state on it let it go (MPI-IO
+     * closes the files opened on it) */
+    if (MPIR_Process.attr_free && comm->attributes)
+        (void) MPIR_Process.attr_free(comm->handle, &comm->attributes);
     MPII_Coll_comm_cleanup(comm);
     MPID_Comm_free_hook(comm);
     MPIR_Free_contextid(comm->recvcontext_id);

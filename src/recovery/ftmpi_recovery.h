@@ -112,6 +112,14 @@ void MPIR_FTMPI_set_last_failures(const int *ranks, int n);
  * < 0) saying that a failure awaits recovery. */
 int MPIR_FTMPI_failure_error(int pid);
 
+/* The error a collective call on comm (an intracommunicator) returns
+ * because a member of it failed or is a blank, or because a recovery
+ * destroyed it: MPIX_ERR_PROC_FAILED under ULFM, MPI_ERR_OTHER naming the
+ * process otherwise; MPI_SUCCESS while every member lives. MPI-IO asks before and after each collective access, as its
+ * own calls do not report what ended them. */
+struct MPIR_Comm;
+int MPIR_FTMPI_comm_failure(struct MPIR_Comm *comm);
+
 /* Whether errcode reports a process failure that a call returns to its
  * caller although the error handler in force is the default one: FT-MPI
  * programs check return codes and never set a handler. */

@@ -4,8 +4,7 @@
 ##
 
 mpi_core_sources += src/ftmpi/ulfm/ulfm_agree.c \
-                    src/ftmpi/ulfm/ulfm_comm.c \
-                    src/ftmpi/ulfm/ulfm_bindings.c
+                    src/ftmpi/ulfm/ulfm_comm.c
 
 errnames_txt_files += src/ftmpi/ulfm/errnames.txt
 

@@ -4,9 +4,10 @@
  * ULFM (User-Level Failure Mitigation), so that programs written for Open
  * MPI's ULFM or for MPICH's MPIX_ interface compile unchanged. The error
  * classes MPIX_ERR_PROC_FAILED, MPIX_ERR_PROC_FAILED_PENDING and
- * MPIX_ERR_REVOKED and MPIX_Comm_revoke, _shrink, _agree, _failure_ack and
- * _failure_get_acked come from <mpi.h>; the rest is here (a superset of
- * what Open MPI 5's <mpi-ext.h> offers for ULFM). A job runs
+ * MPIX_ERR_REVOKED and every MPIX_Comm_ function of ULFM (revoke, shrink,
+ * ishrink, agree, iagree, is_revoked, get_failed, ack_failed, and the older
+ * failure_ack and failure_get_acked) come from <mpi.h>, in every language;
+ * here are the names Open MPI 5's <mpi-ext.h> adds for ULFM. A job runs
  * under ULFM's rules when started with FTMPI_RECOVERY_MODE=ulfm or
  * MPIR_CVAR_ENABLE_FT=1.
  */
@@ -15,10 +16,6 @@
 #define FTMPICH_MPI_EXT_H_INCLUDED
 
 #include <mpi.h>
-
-#if defined(__cplusplus)
-extern "C" {
-#endif
 
 /* What programs test for to find ULFM: Open MPI's extension macro, and
  * the MPIX_FT attribute of MPI_COMM_WORLD (true when the job runs under
@@ -50,22 +47,6 @@ extern "C" {
 #endif
 #ifndef MPI_FT
 #define MPI_FT MPIX_FT
-#endif
-
-int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
-int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group * failedgrp);
-int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
-int MPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request * request);
-int MPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request);
-
-int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
-int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group * failedgrp);
-int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
-int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request * request);
-int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request);
-
-#if defined(__cplusplus)
-}
 #endif
 
 #endif /* FTMPICH_MPI_EXT_H_INCLUDED */

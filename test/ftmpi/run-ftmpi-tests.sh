@@ -113,13 +113,24 @@ slurm_left_behind() {
     scancel $(squeue -h -o %i) >/dev/null 2>&1
 }
 
-build() { # program (of test/ftmpi, else of examples) -> 0 if built
-    local src=$here/$1.c exe=$bindir/$1
-    [ -f "$src" ] || src=$top/examples/$1.c
-    [ -f "$src" ] || { echo "no source $src" >&2; return 1; }
+build() { # program (of test/ftmpi, else of examples; C, C++ or Fortran) -> 0 if built
+    local src= exe=$bindir/$1 d ext cc
+    for d in "$here" "$top/examples"; do
+        for ext in c cxx f f90; do
+            [ -z "$src" ] && [ -f "$d/$1.$ext" ] && src=$d/$1.$ext
+        done
+    done
+    [ -n "$src" ] || { echo "no source for $1 in test/ftmpi or examples" >"$bindir/$1.build.log"; return 1; }
+    case "$src" in
+        *.cxx) cc=mpicxx ;;
+        *.f|*.f90) cc=mpifort ;;
+        *) cc=mpicc ;;
+    esac
     if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$here/ftmpi_test.h" -nt "$exe" ] ||
         [ "$prefix/lib/libmpi.so" -nt "$exe" ] || [ "$prefix/lib/libftmpi_ckpt.so" -nt "$exe" ]; then
-        mpicc -O2 -Wall -o "$exe" "$src" -lftmpi_ckpt -lm >"$bindir/$1.build.log" 2>&1 || return 1
+        local libs="-lftmpi_ckpt -lm"
+        [ $cc = mpifort ] && libs=
+        $cc -O2 -Wall -o "$exe" "$src" $libs >"$bindir/$1.build.log" 2>&1 || return 1
     fi
 }
 

@@ -34,14 +34,15 @@ say() { [ $machine = yes ] || echo "$@"; }
 
 prepare() {
     [ -f "$tree/test/mpi/configure" ] || { echo "run-mpich-tests.sh: no MPICH tree (run make first)" >&2; exit 2; }
-    local stamp="$prefix ft-tests"
+    local stamp="$prefix ft-tests fortran cxx romio"
     if [ ! -f "$suite/.configured" ] || [ "$(cat "$suite/.configured")" != "$stamp" ]; then
         say "configuring MPICH's test suite for $prefix (log: ${suite#$top/}/configure.log)"
         rm -rf "$suite"
         mkdir -p "$(dirname "$suite")"
         cp -a "$tree/test/mpi" "$suite"
-        (cd "$suite" && ./configure --with-mpi="$prefix" --disable-fortran --disable-cxx \
-            --disable-romio --disable-spawn --enable-ft-tests >configure.log 2>&1) ||
+        # Fortran, C++, MPI-IO and spawn as the installation has them
+        (cd "$suite" && PATH="$prefix/bin:$PATH" ./configure --with-mpi="$prefix" \
+            --enable-ft-tests >configure.log 2>&1) ||
             { echo "run-mpich-tests.sh: test-suite configure failed (see ${suite#$top/}/configure.log)" >&2; exit 2; }
         echo "$stamp" >"$suite/.configured"
     fi
