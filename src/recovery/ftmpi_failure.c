@@ -185,16 +185,17 @@ int MPIR_FTMPI_error_string(int code, char *msg, int len)
     char ranks[MPI_MAX_ERROR_STRING];
 
     /* ULFM's failures reach programs as bare classes, which MPICH's table
-     * of class messages does not have */
-    if (MPIR_FTMPI_ulfm() && code == MPIX_ERR_PROC_FAILED) {
+     * of class messages does not have; the classes have their text in
+     * every mode */
+    if (code == MPIX_ERR_PROC_FAILED) {
         snprintf(msg, len, "Process failure (MPIX_ERR_PROC_FAILED): a process involved in the "
                  "operation failed");
         return 1;
-    } else if (MPIR_FTMPI_ulfm() && code == MPIX_ERR_PROC_FAILED_PENDING) {
+    } else if (code == MPIX_ERR_PROC_FAILED_PENDING) {
         snprintf(msg, len, "Pending process failure (MPIX_ERR_PROC_FAILED_PENDING): acknowledge "
                  "it with MPIX_Comm_ack_failed to go on");
         return 1;
-    } else if (MPIR_FTMPI_ulfm() && code == MPIX_ERR_REVOKED) {
+    } else if (code == MPIX_ERR_REVOKED) {
         snprintf(msg, len, "Communicator revoked (MPIX_ERR_REVOKED)");
         return 1;
     }

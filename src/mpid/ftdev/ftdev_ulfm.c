@@ -141,8 +141,12 @@ int MPID_Comm_ack_failed(MPIR_Comm * comm, int num_to_ack, int *num_acked)
     int mpi_errno = learn_failures();
     if (mpi_errno != MPI_SUCCESS)
         return mpi_errno;
+    /* acknowledges more, never fewer: ack_failed(comm, 0, &n) is how
+     * programs read the count */
     int n = num_failed_members(comm);
-    MPIDI_FTDEV_COMM(comm).num_acked = num_to_ack < n ? num_to_ack : n;
+    int want = num_to_ack < n ? num_to_ack : n;
+    if (want > MPIDI_FTDEV_COMM(comm).num_acked)
+        MPIDI_FTDEV_COMM(comm).num_acked = want;
     *num_acked = MPIDI_FTDEV_COMM(comm).num_acked;
     MPIR_FTMPI_TRACE("ack: %d failure(s) of communicator %#x", *num_acked, comm->context_id);
     return MPI_SUCCESS;
