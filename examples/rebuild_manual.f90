@@ -17,15 +17,6 @@ program rebuild_manual
     use, intrinsic :: iso_c_binding, only: c_int
     implicit none
     interface
-        function c_getpid() bind(c, name="getpid")
-            import :: c_int
-            integer(c_int) :: c_getpid
-        end function c_getpid
-        function c_kill(pid, sig) bind(c, name="kill")
-            import :: c_int
-            integer(c_int), value :: pid, sig
-            integer(c_int) :: c_kill
-        end function c_kill
         subroutine c_exit(status) bind(c, name="_exit")
             import :: c_int
             integer(c_int), value :: status
@@ -137,11 +128,11 @@ contains
             call error(name//' does not read back as set')
     end subroutine check_mode
 
+    ! SIGKILL (GNU Fortran's kill and getpid), or _exit with "exit"
     subroutine die()
-        integer(c_int) :: rc
         flush (6)
         if (how == 'exit') call c_exit(3_c_int)
-        rc = c_kill(c_getpid(), 9_c_int)
+        call kill(getpid(), 9)
     end subroutine die
 
     subroutine error(what)

@@ -6,37 +6,26 @@ C     and the ULFM error classes are distinct classes of their own.
       PROGRAM F77CONSTANTS
       IMPLICIT NONE
       INCLUDE 'mpif.h'
-      INTEGER IERR, RANK, ERRS, TOTAL, VAL, NEWC, CLASS
+      INTEGER IERR, RANK, ERRS, TOTAL, VAL, NEWC, CLASS, I
+      INTEGER KEYS(4), WANT(4)
       LOGICAL FLAG
+      DATA KEYS /FTMPI_COMM_MODE, FTMPI_RECOVERY_MODE, FTMPI_MSG_MODE,
+     &           FTMPI_NUM_FAILED_PROCS/
+      DATA WANT /FTMPI_COMM_MODE_SHRINK, FTMPI_RECOVERY_MODE_MANUAL,
+     &           FTMPI_MSG_MODE_RESET, 0/
       ERRS = 0
       CALL MPI_INIT(IERR)
       IF (IERR .NE. MPI_SUCCESS) ERRS = ERRS + 1
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
 
-      CALL MPI_ATTR_GET(MPI_COMM_WORLD, FTMPI_COMM_MODE, VAL, FLAG,
-     &                  IERR)
-      IF (.NOT. FLAG .OR. VAL .NE. FTMPI_COMM_MODE_SHRINK) THEN
-         PRINT *, 'FTMPI_COMM_MODE reads', VAL
-         ERRS = ERRS + 1
-      END IF
-      CALL MPI_ATTR_GET(MPI_COMM_WORLD, FTMPI_RECOVERY_MODE, VAL, FLAG,
-     &                  IERR)
-      IF (.NOT. FLAG .OR. VAL .NE. FTMPI_RECOVERY_MODE_MANUAL) THEN
-         PRINT *, 'FTMPI_RECOVERY_MODE reads', VAL
-         ERRS = ERRS + 1
-      END IF
-      CALL MPI_ATTR_GET(MPI_COMM_WORLD, FTMPI_MSG_MODE, VAL, FLAG,
-     &                  IERR)
-      IF (.NOT. FLAG .OR. VAL .NE. FTMPI_MSG_MODE_RESET) THEN
-         PRINT *, 'FTMPI_MSG_MODE reads', VAL
-         ERRS = ERRS + 1
-      END IF
-      CALL MPI_ATTR_GET(MPI_COMM_WORLD, FTMPI_NUM_FAILED_PROCS, VAL,
-     &                  FLAG, IERR)
-      IF (.NOT. FLAG .OR. VAL .NE. 0) THEN
-         PRINT *, 'FTMPI_NUM_FAILED_PROCS reads', VAL
-         ERRS = ERRS + 1
-      END IF
+      DO 10 I = 1, 4
+         CALL MPI_ATTR_GET(MPI_COMM_WORLD, KEYS(I), VAL, FLAG, IERR)
+         IF (IERR .NE. MPI_SUCCESS .OR. .NOT. FLAG .OR.
+     &       VAL .NE. WANT(I)) THEN
+            PRINT *, 'attribute', I, 'reads', VAL, 'expected', WANT(I)
+            ERRS = ERRS + 1
+         END IF
+ 10   CONTINUE
 
       NEWC = FT_MPI_CHECK_RECOVER
       CALL MPI_COMM_DUP(MPI_COMM_WORLD, NEWC, IERR)

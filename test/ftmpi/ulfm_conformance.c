@@ -179,6 +179,19 @@ static int wait_known(MPI_Comm comm, int n)
     }
 }
 
+/* The victims die together at meeting 0; the survivors return once they
+ * know of every death in comm. */
+static void victims_die_then_known(MPI_Comm comm)
+{
+    ft_meetings_open(rank, size);
+    if (is_victim(rank))
+        ft_die_together(0, rank, victims, size, 0.0, how);
+    ft_arrive(0);
+    int n = wait_known(comm, nvictims);
+    CHECK(n == nvictims, "MPIX_Comm_get_failed names %d processes after 20 s, expected %d", n,
+          nvictims);
+}
+
 /* The revoker's meeting: everyone else has arrived at meeting m. */
 static void wait_for_others(int m)
 {
@@ -855,13 +868,7 @@ static void case_any(const char *kind)
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Status st;
 
-    ft_meetings_open(rank, size);
-    if (is_victim(rank))
-        ft_die_together(0, rank, victims, size, 0.0, how);
-    ft_arrive(0);
-    n = wait_known(comm, nvictims);
-    CHECK(n == nvictims, "MPIX_Comm_get_failed names %d processes after 20 s, expected %d", n,
-          nvictims);
+    victims_die_then_known(comm);
     if (rank == rescuer) {
         int in_time = arrivals_within(1, nsurv - 1, 5.0);
         int back = __atomic_load_n(&ft_shared->arrived[1], __ATOMIC_SEQ_CST);
@@ -1272,13 +1279,7 @@ static void case_failed_groups(int query)
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, is_victim(rank), rank, &sub));
     MPI_Comm_set_errhandler(rev, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
-    ft_meetings_open(rank, size);
-    if (is_victim(rank))
-        ft_die_together(0, rank, victims, size, 0.0, how);
-    ft_arrive(0);
-    n = wait_known(comm, nvictims);
-    CHECK(n == nvictims, "MPIX_Comm_get_failed names %d processes after 20 s, expected %d", n,
-          nvictims);
+    victims_die_then_known(comm);
     n = wait_known(rev, nvictims);
 
     CHECK_MPI(MPIX_Comm_get_failed(comm, &failed));
