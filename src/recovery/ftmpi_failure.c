@@ -140,6 +140,12 @@ int MPIR_FTMPI_comm_failure(MPIR_Comm * comm)
                                         MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
                                                              __func__, __LINE__, MPI_ERR_OTHER,
                                                              "**ftmpi_failed", NULL));
+    /* ULFM: revoked (MPI-IO revokes it on a failure inside an access) */
+    if (comm->revoked)
+        return MPIR_FTMPI_code_for_user(comm, MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                                   __func__, __LINE__,
+                                                                   MPIX_ERR_REVOKED, "**revoked",
+                                                                   NULL));
     for (int r = 0; r < comm->local_size; r++) {
         int pid = MPID_FT_comm_local_pid(comm, r);
         if (pid < 0)

@@ -1,14 +1,18 @@
 /* MPI-IO (ROMIO) without and with a failure, in every recovery mode.
  *
- *   io_failure VICTIMS|none kill|exit
+ *   io_failure VICTIMS|none kill|exit [interleaved]
  *
  * 1. Every process writes its block of file A with MPI_File_write_at_all
  *    and closes it; without a victim it reads A back (read_at_all) and
  *    that is all.
- * 2. File B is opened on MPI_COMM_WORLD and written round after round;
+ * 2. File B is opened on MPI_COMM_WORLD and written round after round
+ *    (with "interleaved", through a view in which the processes' data
+ *    alternate, so that ROMIO exchanges data between processes);
  *    the victims die while the others are inside the collective write of
  *    round DIE_AT. That write, or the next, must fail with the mode's
- *    failure error (MPIX_ERR_PROC_FAILED under ULFM) and nothing hangs.
+ *    failure error (MPIX_ERR_PROC_FAILED under ULFM, or MPIX_ERR_REVOKED:
+ *    MPI-IO revokes a file's communicator on a failure inside an access)
+ *    and nothing hangs.
  * 3. The survivors recover: MPI_Comm_dup(MPI_COMM_WORLD) in the FT-MPI
  *    modes, which destroys B's communicator and so closes B (its handle
  *    then gives MPI_ERR_FILE); revoke and shrink under ULFM, where B keeps
@@ -19,10 +23,12 @@
  * 5. Each process reads all of A alone: the data written and closed before
  *    the failure is intact. */
 #include "ftmpi_test.h"
+#include <sys/time.h>
 
 #define BLOCK 4096              /* ints per process and write */
 #define ROUNDS 6
 #define DIE_AT 3
+#define CHUNK 64                /* ints per piece of an interleaved write */
 
 static int pattern(int file, int writer, int round, int i)
 {
@@ -77,6 +83,29 @@ static void check_file_a(const char *name, int writers)
     free(all);
 }
 
+static void die_now(int sig)
+{
+    raise(SIGKILL);
+}
+
+/* This process dies DIE_DELAY_US after it entered the call it is about to
+ * make: in the middle of a two-phase access, between its exchanges, or
+ * right after it (SIGKILL, or _exit). */
+#define DIE_DELAY_US 2000
+static void die_inside_next_call(const char *how)
+{
+    struct itimerval t = { {0, 0}, {0, DIE_DELAY_US} };
+    signal(SIGALRM, strcmp(how, "exit") == 0 ? ft_exit_on_signal : die_now);
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* ULFM: a collective with a dead member fails with MPIX_ERR_PROC_FAILED, or
+ * with MPIX_ERR_REVOKED where the failure revoked the file's communicator */
+static int is_ulfm_failure(int rc)
+{
+    return ft_class(rc) == MPIX_ERR_PROC_FAILED || ft_class(rc) == MPIX_ERR_REVOKED;
+}
+
 static int attr(int keyval)
 {
     int *value, flag;
@@ -92,9 +121,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (argc < 3) {
-        fprintf(stderr, "usage: %s VICTIMS|none kill|exit\n", argv[0]);
+        fprintf(stderr, "usage: %s VICTIMS|none kill|exit [interleaved]\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    int interleaved = argc > 3 && strcmp(argv[3], "interleaved") == 0;
     signal(SIGUSR2, ft_exit_on_signal);
     const char *victims = argv[1], *how = argv[2];
     int ulfm = attr(FTMPI_RECOVERY_MODE) == FTMPI_RECOVERY_MODE_ULFM;
@@ -135,26 +165,47 @@ int main(int argc, char **argv)
         ft_meetings_open(rank, size);
         CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, b_name, MPI_MODE_CREATE | MPI_MODE_RDWR,
                                 MPI_INFO_NULL, &fh));
+        MPI_Datatype chunks = MPI_DATATYPE_NULL;
+        if (interleaved) {
+            /* the processes' data alternate in CHUNK-int pieces: ROMIO's
+             * two-phase access, with its exchanges between processes */
+            MPI_Datatype vec;
+            CHECK_MPI(MPI_Type_vector(BLOCK / CHUNK, CHUNK, CHUNK * size, MPI_INT, &vec));
+            CHECK_MPI(MPI_Type_create_resized(vec, 0, (MPI_Aint) BLOCK * size * sizeof(int),
+                                              &chunks));
+            CHECK_MPI(MPI_Type_commit(&chunks));
+            MPI_Type_free(&vec);
+            CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset) rank * CHUNK * sizeof(int), MPI_INT,
+                                        chunks, "native", MPI_INFO_NULL));
+        }
         int failed_at = -1;
         for (int round = 0; round < ROUNDS && failed_at < 0; round++) {
-            if (round == DIE_AT) {
+            if (round == DIE_AT && ft_in_list(victims, rank) && interleaved)
+                die_inside_next_call(how);
+            else if (round == DIE_AT) {
                 if (ft_in_list(victims, rank))
                     ft_die_together(0, rank, victims, size, 0.05, how);
                 ft_arrive(0);
             }
             for (int i = 0; i < BLOCK; i++)
                 buf[i] = pattern(2, rank, round, i);
-            MPI_Offset at = ((MPI_Offset) round * size + rank) * BLOCK * sizeof(int);
+            /* in bytes without a view, in ints of this process's view with one */
+            MPI_Offset at = interleaved ? (MPI_Offset) round * BLOCK :
+                ((MPI_Offset) round * size + rank) * BLOCK * sizeof(int);
             int rc = MPI_File_write_at_all(fh, at, buf, BLOCK, MPI_INT, MPI_STATUS_IGNORE);
+            if (round == DIE_AT && ft_in_list(victims, rank))
+                for (;;)        /* the timer of die_inside_next_call ends it */
+                    pause();
             if (rc != MPI_SUCCESS) {
                 failed_at = round;
-                int want = ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
-                CHECK(ft_class(rc) == want, "round %d: write_at_all returned class %d, expected %d",
-                      round, ft_class(rc), want);
+                CHECK(ulfm ? is_ulfm_failure(rc) : ft_class(rc) == MPI_ERR_OTHER,
+                      "round %d: write_at_all returned class %d", round, ft_class(rc));
             }
         }
         CHECK(failed_at == DIE_AT || failed_at == DIE_AT + 1,
               "the collective write failed in round %d, expected %d", failed_at, DIE_AT);
+        if (chunks != MPI_DATATYPE_NULL)
+            MPI_Type_free(&chunks);
 
         int one = 0;
         if (ulfm) {
@@ -162,7 +213,7 @@ int main(int argc, char **argv)
             CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &alive));
             /* B's communicator still has the dead member */
             int rc = MPI_File_write_at_all(fh, 0, &one, 1, MPI_INT, MPI_STATUS_IGNORE);
-            CHECK(ft_class(rc) == MPIX_ERR_PROC_FAILED,
+            CHECK(is_ulfm_failure(rc),
                   "write_at_all on a file of the broken communicator returned class %d",
                   ft_class(rc));
             MPI_File_close(&fh);
