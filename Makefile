@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH top-level build.
 #
 #   make              install build dependencies, prepare MPICH, build, install into ./install

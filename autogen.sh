@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH: prepare the MPICH 4.0.2 source tree that the build configures.
 #
 #   ./autogen.sh            get, verify, unpack, patch, overlay, regenerate

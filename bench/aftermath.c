@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: does a job run slower after it survived a failure or
  * a revocation? Under ULFM, processes 0..n-2 time a ring of 8-byte
  * MPI_Sendrecv over a communicator of theirs (ITERS iterations, ROUNDS

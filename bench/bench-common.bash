@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Sourced by every benchmark script (bench/run-*.sh). Provides:
 #
 #   bench_setup NAME      $here, $top, $prefix (FTDEV_PREFIX, default ./install),

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmarks: shared helpers. */
 #ifndef BENCH_UTIL_H_INCLUDED
 #define BENCH_UTIL_H_INCLUDED

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: the cost of a diskless checkpoint (libftmpi_ckpt).
  *
  *   mpiexec -n P ./ckpt [MAX_MIB]

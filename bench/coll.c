@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: collective latency (MPI_Allreduce, MPI_Bcast).
  *
  *   mpiexec -n N ./coll [trials [budget-seconds]]

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: failure detection latency.
  *
  *   FTMPI_COMM_MODE=shrink mpiexec -n N ./detect SCENARIO VICTIM

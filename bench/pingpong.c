@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: ping-pong between ranks 0 and 1.
  *
  *   mpiexec -n 2 ./pingpong [trials]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 """FT-MPICH: where recovery time goes, step by step.
 
 Runs bench/recover.c (SIGKILL of one rank, the survivors recover) with the

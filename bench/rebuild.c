@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: REBUILD time.
  *
  *   FTMPI_COMM_MODE=rebuild FTMPI_RECOVERY_MODE=manual|auto \

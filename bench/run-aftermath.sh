@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: the cost of having survived. Under ULFM, 3 processes
 # time a ring of 8-byte MPI_Sendrecv (AFTERMATH_ITERS iterations, default
 # 10000, 5 rounds, median) before and after an event, with a fourth

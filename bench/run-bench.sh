@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmarks (`make bench`): every part below in turn, then one
 # summary and a plot of recovery time against process count.
 #

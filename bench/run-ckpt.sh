@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: cost of a diskless checkpoint with libftmpi_ckpt per
 # MiB of state per process, at 2 processes and at 4 (oversubscribed on 2
 # cores), SHRINK mode (ABORT mode would do, no failure happens). See

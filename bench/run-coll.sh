@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: collectives (bench/coll.c: MPI_Allreduce and MPI_Bcast,
 # 8 B to 1 MiB, each call timed between barriers) in three configurations
 # side by side:

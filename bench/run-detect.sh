@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: failure detection. Time from a rank's SIGKILL until
 # the last survivor's blocked call returns MPI_ERR_OTHER (SHRINK mode), for
 # survivors receiving from the victim (recv-victim), from a live rank that

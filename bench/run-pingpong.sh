@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: ping-pong latency and bandwidth between 2 processes,
 # ch4:ftdev (FTDEV_PREFIX, default ./install) against stock ch4:ucx
 # (STOCK_PREFIX, default ./install-stock) from the same MPICH tarball with

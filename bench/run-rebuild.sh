@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: REBUILD. Time from a SIGKILL until the replacement and
 # every survivor are back in NO_FAILURES with a world of the original size
 # (MANUAL and AUTO), at 2, 4, 8, ... processes up to BENCH_MAX_NP,

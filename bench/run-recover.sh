@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: recovery. Time from a SIGKILL until the last
 # survivor is back in NO_FAILURES with a usable world (SHRINK and BLANK,
 # MANUAL and AUTO), at 2, 4, 8, ... processes up to BENCH_MAX_NP,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark under Slurm: recovery (SHRINK MANUAL, BLANK AUTO) and
 # REBUILD (MANUAL, AUTO) times, the programs and measures of run-recover.sh
 # and run-rebuild.sh, with each way of launching, on a private single-node

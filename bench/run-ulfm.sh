@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: ULFM (FTMPI_RECOVERY_MODE=ulfm) at 2, 4, 8, ...
 # processes up to BENCH_MAX_NP:
 #   - failure-free latency of MPIX_Comm_agree (against MPI_Allreduce of one

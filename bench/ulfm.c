@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH benchmark: ULFM operations.
  *
  *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N ./ulfm latency [trials]

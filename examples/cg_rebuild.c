@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPI style: a conjugate-gradient solver that survives process deaths.
  *
  *   FTMPI_COMM_MODE=rebuild FTMPI_RECOVERY_MODE=auto \

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* SHRINK mode: a manager-worker task farm that loses no task and does none
  * twice.
  *

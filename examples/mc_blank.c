@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Naturally fault tolerant: a Monte Carlo estimate of pi that keeps going
  * with blanks.
  *

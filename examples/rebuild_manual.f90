@@ -1,3 +1,4 @@
+! Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ! An FT-MPI program in Fortran: REBUILD mode, MANUAL recovery.
 !
 !   mpifort -o rebuild_manual rebuild_manual.f90

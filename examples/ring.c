@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH demo: a token travels around a ring of processes.
  *
  *   mpiexec -n 4 ./ring [laps]

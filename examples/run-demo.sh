@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH demo: build the survive example with the installed mpicc and run
 # it on 4 processes with the installed mpiexec, in SHRINK mode; one process
 # kills itself halfway and the survivors recover and finish.

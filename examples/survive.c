@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH demo: a computation that survives the death of a process.
  *
  *   FTMPI_COMM_MODE=shrink mpiexec -n 4 ./survive

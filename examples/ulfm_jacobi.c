@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * A ULFM application: a 1-D Jacobi heat solver that survives the death of
  * processes by shrinking, restoring from in-memory buddy checkpoints.
  *

@@ -1,3 +1,4 @@
+! Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ! A ULFM program in Fortran 2008 (use mpi_f08): revoke, shrink, agree.
 !
 !   mpifort -o ulfm_shrink ulfm_shrink.f90

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH checkpoint helper: diskless checkpoints in a buddy's memory
  * (API and rules in ftmpi_ckpt.h).
  *

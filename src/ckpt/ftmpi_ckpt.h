@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH checkpoint helper: diskless checkpoints in a buddy's memory.
  *
  *     #include <ftmpi_ckpt.h>        mpicc app.c -lftmpi_ckpt

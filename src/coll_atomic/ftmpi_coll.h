@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: collectives under failure.
  *
  * MPICH's collective dispatchers hand a collective to this layer when

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: collectives under failure.
  *
  * ATOMIC collective mode (FT-MPI spec Appendix A section 5.2): every

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: collectives under failure.
  *
  * Collectives over a communicator with blanks (FT-MPI BLANK mode, spec

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: collectives under failure.
  *
  * The entry points MPICH's dispatchers divert to, and running a described

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: collectives under failure.
  *
  * The commit of ATOMIC collectives, over the device's control messages

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: legacy FT-MPI header.
  *
  * FT-MPI applications include <ft-mpi-modes.h> for the fault-tolerance

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: the FT-MPI state machine (recovery layer).
  *
  * Recovery: from FAILURE_RECOGNIZED back to NO_FAILURES. The survivors

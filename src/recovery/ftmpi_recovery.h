@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: the FT-MPI state machine (recovery layer).
  *
  * What the transport (ftdev) and MPICH's patched core ask of the recovery

@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ##
 ## FT-MPICH: ULFM on the device's fault-tolerance services (included from
 ## ftdev's Makefile.mk)

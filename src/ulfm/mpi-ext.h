@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: <mpi-ext.h>, MPI extensions.
  *
  * ULFM (User-Level Failure Mitigation), so that programs written for Open

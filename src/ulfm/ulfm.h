@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ULFM (User-Level Failure Mitigation) on the device's
  * fault-tolerance services (mpid_ft.h).
  *

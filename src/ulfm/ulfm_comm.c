@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ULFM on the device's fault-tolerance services (mpid_ft.h).
  *
  * MPIX_Comm_agree and MPIX_Comm_shrink (blocking and not) on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A cluster of simulated nodes on one Linux machine, for trying FT-MPICH's
 # multi-node behaviour (node loss, a frozen node, a cut link) without a
 # cluster. Needs root (network, UTS, IPC and mount namespaces).

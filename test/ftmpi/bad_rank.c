@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A send to a rank that does not exist, under the default error handler:
  * MPICH must report the usual "Invalid rank" error and end the job with a
  * nonzero status (the runner checks both). */

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A job that keeps every core busy: in each round one rank (in turn)
  * computes for 20 ms while the others wait for it in MPI_Allreduce, which
  * polls. It runs until rank 0 has run SECONDS seconds; every round's sum

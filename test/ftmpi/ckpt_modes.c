@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* The checkpoint library (libftmpi_ckpt) under failures injected by the
  * launcher (MPIEXEC_INJECT_FAILURE), in whichever mode the job runs:
  *

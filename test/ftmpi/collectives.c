@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Every blocking and nonblocking collective on MPI_COMM_WORLD and on a
  * communicator whose ranks are permuted, with checked results. */
 #include "ftmpi_test.h"

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Communicator and group creation, and traffic on what was created:
  * dup, split, create, create_group, intercommunicators and their merge,
  * Cartesian topology with neighbour collectives. */

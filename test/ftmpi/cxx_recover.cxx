@@ -1,3 +1,4 @@
+// Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 // MPI's C interface from C++ (mpicxx), through a failure: FT-MPI SHRINK
 // mode with MANUAL recovery, and the ULFM header in a C++ unit.
 //

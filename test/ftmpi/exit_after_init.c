@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Processes leave with exit(EXIT_FAILURE), as MPICH's test/mpi/ft die and
  * multi_isendalive do (argv: the rank that exits right after its
  * MPI_Init; optionally one that exits once it received a message from

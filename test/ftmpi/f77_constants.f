@@ -1,3 +1,4 @@
+C     Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 C     FT-MPI constants through mpif.h (Fortran 77), without a failure:
 C     the predefined attributes read back as the environment set the
 C     modes (run with FTMPI_COMM_MODE=shrink FTMPI_RECOVERY_MODE=manual),

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ABORT mode (the default): a failure ends the whole job.
  *
  *   ft_abort VICTIMS HOW

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ATOMIC collectives (FTMPI_COLL_MODE=atomic): when a process dies during
  * a collective, either every survivor gets MPI_SUCCESS and the right
  * results, or every survivor gets MPI_ERR_OTHER and no output buffer of

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPI constants and predefined attributes without any failure: the
  * four modes read back as the environment chose them (on MPI_COMM_WORLD
  * and MPI_COMM_SELF), FTMPI_NUM_FAILED_PROCS is 0 and FTMPI_ERROR_FAILURE

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Collectives and communicator creation in a BLANK world (FT-MPI spec,
  * Appendix A, section 4.1), after a MANUAL recovery.
  *

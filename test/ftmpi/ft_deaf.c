@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A survivor that receives nothing after a death on its node (its
  * shared-memory queue left blocked by a process killed while writing into
  * it) must leave the job instead of holding the recovery up forever.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* IGNORE recovery mode: no recovery ever, only what involves a dead
  * process fails.
  *

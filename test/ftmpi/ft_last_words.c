@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* What a process sent before it died is delivered, even when the news of
  * its death comes first (the launcher's SIGUSR1, the node watch).
  *

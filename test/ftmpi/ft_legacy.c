@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A legacy FT-MPI program: it never installs an error handler, checks the
  * return code of every call and longjmps into its own recovery (MANUAL
  * mode: MPI_Comm_dup of MPI_COMM_WORLD), then rolls back to the last

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Failure notification in AUTO/MANUAL recovery modes (no recovery yet).
  *
  *   ft_notify VICTIMS HOW WHERE

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* REBUILD: failed ranks are replaced by new processes, which rejoin with
  * MPI_INIT_RESTARTED_NODE; the job keeps its size, as a legacy FT-MPI
  * solver with in-memory checkpoints expects.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* REBUILD when the launcher cannot start a replacement (a pathological
  * failure in the FT-MPI specification's terms): the executable is gone
  * when rank 2 dies, so the replacement cannot start. The job must end with

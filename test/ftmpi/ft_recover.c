@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Recovery (SHRINK and BLANK worlds, AUTO and MANUAL recovery, RESET and
  * CONT messages), in the legacy FT-MPI pattern: a call fails, the error
  * handler returns, the survivors recover (MANUAL: MPI_Comm_dup of

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* One-sided communication when a process of the window dies: nothing
  * hangs, the synchronizations that need the dead process fail.
  *

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH tests: shared helpers.
  *
  * A test counts its own errors with CHECK and ends with test_finish(), which

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A group collective that leaves the dead out completes.
  *
  *   group_create_death VICTIM kill|exit

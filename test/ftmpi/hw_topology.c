@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* MPI_Comm_split_type by hardware resource, before and after the first
  * lookup of an I/O device (argv[1], e.g. "pci:0000:00:01.0"), which loads
  * the topology's I/O objects then and not in MPI_Init. Writes

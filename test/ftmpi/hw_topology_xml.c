@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* What MPI_Init leaves of hwloc to the application. MPI_Init opens hwloc
  * without its libxml2 plugin unless the user set HWLOC_PLUGINS_BLACKLIST
  * (scripts/hw_topology_xml_plugin.sh looks at the libraries each process

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH test program: every rank but 0 waits in a barrier while rank 0
  * sleeps a second, so that they poll an idle network for a while
  * (yield_when_shared.sh counts whether they yield their cores meanwhile).

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* MPI_Init/MPI_Finalize, world size and rank, predefined attributes. */
 #include "ftmpi_test.h"
 

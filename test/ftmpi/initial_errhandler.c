@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* MPI-4's initial error handler: MPI_COMM_WORLD and MPI_COMM_SELF start with
  * the handler that mpiexec -initial-errhandler (MPIR_CVAR_INITIAL_ERRHANDLER)
  * names, and MPI_INFO_ENV's "mpi_initial_errhandler" says which.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A program that knows nothing of the failures the launcher injects
  * (mpiexec -inject-failure): for SECONDS seconds it adds up numbers with
  * MPI_Allreduce every 10 ms, recovering the FT-MPI way after a failure

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* MPI-IO (ROMIO) without and with a failure, in every recovery mode.
  *
  *   io_failure VICTIMS|none kill|exit [interleaved]

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* MPI_Get_library_version names FT-MPICH and its fault-tolerance modes on
  * its first line (before MPI_Init too, as MPI allows). */
 #include "ftmpi_test.h"

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Many outstanding nonblocking operations at once, completed with every
  * completion call; persistent requests; out-of-order matching by tag. */
 #include "ftmpi_test.h"

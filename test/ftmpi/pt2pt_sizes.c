@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Point-to-point of every size class, 0 B to 16 MiB: eager, rendezvous and
  * zero-copy paths; standard, synchronous, buffered and ready modes; a
  * strided derived datatype. Ranks pair up (0-1, 2-3, ...) and exchange in

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* Wildcard receives, statuses, probes (blocking, nonblocking, matched) and
  * cancellation. Every rank sends to rank 0, which receives with
  * MPI_ANY_SOURCE / MPI_ANY_TAG and checks what the status reports. Then the

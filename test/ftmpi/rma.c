@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* One-sided communication (MPICH's generic RMA over ftdev's active
  * messages): fence epochs with put, get and accumulate, passive-target
  * lock/unlock, and transfers larger than one active message. */

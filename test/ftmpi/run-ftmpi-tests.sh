@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH test runner.
 #
 #   MPI_PREFIX=install test/ftmpi/run-ftmpi-tests.sh [--mpich-smoke] [name...]

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM agreement and shrink while a process dies at a moment of its own
  * choosing (a timer), in the middle of the loop.
  *

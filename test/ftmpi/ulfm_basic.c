@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM, one failure at a known point.
  *
  *   FTMPI_RECOVERY_MODE=ulfm ulfm_basic VICTIMS kill|exit

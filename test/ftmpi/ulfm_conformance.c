@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM conformance: the User-Level Failure Mitigation chapter, function by
  * function, under ULFM's rules (FTMPI_RECOVERY_MODE=ulfm).
  *

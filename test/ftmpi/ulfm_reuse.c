@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM protocols over communicators whose context ids are reused: every
  * pattern creates and frees a communicator per iteration, so that MPICH
  * hands the same few context ids out again and again while some members

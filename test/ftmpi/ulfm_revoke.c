@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM revocation racing with collectives, no process failing.
  *
  *   FTMPI_RECOVERY_MODE=ulfm ulfm_revoke REVOKER ROUND|rand

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM: what is pending on a communicator ends when it is revoked, also
  * when the other side has gone on.
  *

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* What a ULFM communicator leaves behind must not reach its successors.
  *
  *   FTMPI_RECOVERY_MODE=ulfm ulfm_stale VICTIM kill|exit revoke|norevoke

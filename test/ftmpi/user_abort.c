@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* MPI_Abort ends the whole job, in every mode: rank ABORTER calls it while
  * the others wait in a barrier (or, with "busy", keep communicating). The
  * runner checks the exit status, the message, and that no process of the

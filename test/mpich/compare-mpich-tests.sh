@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # MPICH's test suite on ch4:ftdev and on stock ch4:ucx, one after the other,
 # and the tests whose results differ.
 #

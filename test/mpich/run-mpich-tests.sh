@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Runs MPICH 4.0.2's own test suite (test/mpi of the release tarball) against
 # an installed MPI.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH under Slurm: stands up a private single-node Slurm
 # (slurm-cluster.bash), runs the fault-tolerance tests of
 # test/slurm/testlist.slurm and testlist.srun through the two ways of

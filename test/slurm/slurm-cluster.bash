@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A private single-node Slurm (slurmctld, slurmd, munged) for tests and
 # benchmarks, sourced by test/slurm/run-slurm-tests.sh and bench/run-slurm.sh.
 #

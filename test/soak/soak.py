@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 """FT-MPICH random-kill soak.
 
 Runs soak_workload under mpiexec in every fault-tolerance mode (the FT-MPI

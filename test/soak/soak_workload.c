@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* FT-MPICH soak test: the workload that soak.py kills processes of.
  *
  *   soak_workload RUNDIR SECONDS

@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # What soak.py --backtrace prints of a hung process besides its stack:
 # ftdev's and the recovery layer's state.
 set pagination off

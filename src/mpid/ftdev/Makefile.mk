@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ##
 ## FT-MPICH: ch4 netmod "ftdev", with the FT-MPI recovery layer and the
 ## fault-tolerant collectives it serves (built only with ch4:ftdev).

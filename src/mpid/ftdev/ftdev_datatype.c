@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * Non-contiguous datatypes travel as UCX generic datatypes: UCX asks for

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * Process failures as the transport sees them. Three sources report a

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * Failures: entry points of ftdev_failure.c and the checks every

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * REBUILD: failed processes are replaced by new ones, which take over

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * ULFM state of the device (ftdev_ulfm.c): acknowledged failures, the

@@ -1,4 +1,6 @@
 /*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
  * FT-MPICH: the device's fault-tolerance services to the layers above it.
  *
  * MPIR-level code (src/ftmpi/ulfm today) reaches the device only through

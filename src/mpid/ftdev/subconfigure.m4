@@ -1,5 +1,6 @@
 [#] start of __file__
 dnl MPICH_SUBCFG_AFTER=src/mpid/ch4
+dnl Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 
 dnl FT-MPICH: configure fragment of the ch4 netmod "ftdev"
 

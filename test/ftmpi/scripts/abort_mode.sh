@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # ABORT mode (default): after a process dies the whole job ends within a
 # second, with a nonzero exit status and a message naming the dead rank.
 # Victims: rank 2 by SIGKILL, rank 0 by _exit, ranks 1 and 3 at once (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # autogen.sh must refuse a corrupt or missing MPICH tarball with one clear
 # line, before it touches the prepared tree.
 set -u

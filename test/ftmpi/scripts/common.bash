@@ -1,3 +1,4 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Sourced by the script tests: $prefix (the MPI installation), $src (the
 # test sources) and $bin (where programs are built), build PROGRAM, and
 # tagged_run / no_process_left (below).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # examples/cg_rebuild.c (REBUILD, AUTO recovery, error handler that
 # longjmps, libftmpi_ckpt): with processes killed by the launcher
 # (-inject-failure) the solution is the failure-free run's to the last bit

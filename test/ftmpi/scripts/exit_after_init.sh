@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A rank that exits with status 1 right after its own MPI_Init strands
 # nobody, in ULFM mode (MPICH's way: MPIR_CVAR_ENABLE_FT=1 and
 # -disable-auto-cleanup; there another rank exits with 1 at the end, after

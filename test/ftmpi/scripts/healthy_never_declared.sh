@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A live process is never declared failed, however long it is silent: a
 # missed heartbeat only makes it a suspect, and its node decides (it has
 # ended or is stopped by a signal: failed; it runs, sleeps or is held by a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # MPI_Init loads the hardware topology without its I/O objects (reading
 # every PCI device costs about 20 ms of each start-up and of each REBUILD's
 # replacement), and the first lookup of a device by name loads them: no

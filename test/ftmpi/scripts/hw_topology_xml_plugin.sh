@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # MPI_Init makes its hardware topology without hwloc's libxml2 plugin,
 # whose libraries (libxml2, ICU) are most of the time hwloc takes to open
 # its plugins in every start-up and every REBUILD's replacement: no process

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # MPI-4's initial error handler from the launcher: mpiexec
 # -initial-errhandler NAME starts MPI_COMM_WORLD and MPI_COMM_SELF with that
 # handler and MPI_INFO_ENV says so (initial_errhandler checks both, and that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # mpiexec -inject-failure (and MPIEXEC_INJECT_FAILURE): a bad specification
 # is refused with one line before anything is launched; kills land at the
 # times asked (counted from the end of every process's MPI_Init) with

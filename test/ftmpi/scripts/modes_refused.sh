@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A bad FTMPI_* value, or processes that disagree on a mode, make MPI_Init
 # fail on every process: one line naming the variable, the value and the
 # allowed values (or the ULFM setting it clashes with); nonzero exit

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A death on a process's own node is learned from the pidfd its heartbeat
 # thread holds (MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS), not only from the
 # launcher's notice: each death must appear in some survivor's trace file

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Losing a whole node: a job of 6 processes over 3 simulated nodes
 # (test/cluster/cluster.sh: a network, UTS, IPC and mount namespace per
 # node, TCP between nodes, shared memory within one), launched by mpiexec

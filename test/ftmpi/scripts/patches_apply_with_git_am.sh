@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Every patch of mpich-patches/series is a git-format mail: the series
 # applies in order with `git am` onto pristine MPICH 4.0.2, each patch
 # becoming one commit with its own subject, and the result is the tree that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A signal that ends the job (a scheduler's or timeout's SIGTERM, Ctrl-C's
 # SIGINT, a closed terminal's SIGHUP) sent to mpiexec while the processes
 # wait in MPI calls: mpiexec forwards it, the job ends, and mpiexec exits

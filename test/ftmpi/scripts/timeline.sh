@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # The recovery timeline: examples/cg_rebuild in REBUILD mode with rank 2
 # killed by the launcher and MPIR_CVAR_FTMPI_TRACE_FILE set. Every process
 # writes its trace; ftmpi-timeline tabulates and draws it. Checks: one

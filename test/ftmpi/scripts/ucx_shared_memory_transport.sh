@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Processes of one node reach each other over shared memory, never TCP, and
 # start without opening UCX's POSIX shared-memory transport where SysV
 # segments work: UCX then uses SysV alone, and opening POSIX as well costs

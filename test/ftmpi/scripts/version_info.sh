@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # mpichversion and mpiexec -info name FT-MPICH and the fault-tolerance
 # modes this build supports (MPI_Get_library_version: library_version in
 # the test list).

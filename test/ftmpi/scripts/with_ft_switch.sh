@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # mpiexec -with-ft ulfm (Open MPI's mpirun switch) runs a job under ULFM as
 # FTMPI_RECOVERY_MODE=ulfm does: a ULFM program whose rank 2 kills itself
 # keeps its 3 survivors, which see MPIX_ERR_PROC_FAILED and shrink;

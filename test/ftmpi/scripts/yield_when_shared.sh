@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # A waiting process yields its core (sched_yield) only when the node runs
 # more of the job's processes than they have cores, unless
 # MPIR_CVAR_CH4_FTDEV_IDLE_POLLS_BEFORE_YIELD says otherwise; a bad value
