@@ -43,3 +43,17 @@ no_process_left() {
     rm -f "$bin/left_behind.$$"
     return 1
 }
+
+# expect_refused WHAT PATTERN TIMEOUT COMMAND...: COMMAND (under tagged_run)
+# must fail with output matching PATTERN; nonzero (and says so) otherwise.
+expect_refused() {
+    local what=$1 pattern=$2 limit=$3 out rc
+    shift 3
+    out=$(tagged_run "$limit" "$@" 2>&1)
+    rc=$?
+    if [ $rc = 0 ] || ! grep -q "$pattern" <<<"$out"; then
+        echo "FAIL: $what: status $rc, output:"; printf '%s\n' "$out" | head -n 8
+        return 1
+    fi
+    echo "$what: refused (status $rc)"
+}

@@ -22,30 +22,15 @@ for value in mpi_errors_return MPI_ERRORS_ARE_FATAL; do
         echo "-initial-errhandler $value: ok"
     fi
 done
-out=$(tagged_run 30 "$prefix/bin/mpiexec" -initial-errhandler bogus -n 1 true 2>&1)
-rc=$?
-if [ $rc = 0 ] || ! grep -q "initial-errhandler takes mpi_errors_are_fatal or mpi_errors_return, not bogus" <<<"$out"; then
-    echo "FAIL: -initial-errhandler bogus: status $rc:"; printf '%s\n' "$out" | head -n 5
-    fail=1
-else
-    echo "-initial-errhandler bogus: refused by mpiexec (status $rc)"
-fi
-out=$(tagged_run 30 "$prefix/bin/mpiexec" -initial-errhandler mpi_errors_abort -n 1 true 2>&1)
-rc=$?
-if [ $rc = 0 ] || ! grep -q "initial-errhandler mpi_errors_abort is not available" <<<"$out"; then
-    echo "FAIL: -initial-errhandler mpi_errors_abort: status $rc:"; printf '%s\n' "$out" | head -n 5
-    fail=1
-else
-    echo "-initial-errhandler mpi_errors_abort: refused by mpiexec (status $rc)"
-fi
-out=$(MPIR_CVAR_INITIAL_ERRHANDLER=bogus tagged_run 60 "$prefix/bin/mpiexec" -n 2 \
-      "$bin/initial_errhandler" mpi_errors_return 2>&1)
-rc=$?
-if [ $rc = 0 ] || ! grep -q "Invalid MPIR_CVAR_INITIAL_ERRHANDLER value (bogus)" <<<"$out"; then
-    echo "FAIL: MPIR_CVAR_INITIAL_ERRHANDLER=bogus: status $rc:"; printf '%s\n' "$out" | head -n 8
-    fail=1
-else
-    echo "MPIR_CVAR_INITIAL_ERRHANDLER=bogus: refused by MPI_Init (status $rc)"
-fi
+expect_refused "-initial-errhandler bogus" \
+    "initial-errhandler takes mpi_errors_are_fatal or mpi_errors_return, not bogus" \
+    30 "$prefix/bin/mpiexec" -initial-errhandler bogus -n 1 true || fail=1
+expect_refused "-initial-errhandler mpi_errors_abort" \
+    "initial-errhandler mpi_errors_abort is not available" \
+    30 "$prefix/bin/mpiexec" -initial-errhandler mpi_errors_abort -n 1 true || fail=1
+expect_refused "MPIR_CVAR_INITIAL_ERRHANDLER=bogus" \
+    "Invalid MPIR_CVAR_INITIAL_ERRHANDLER value (bogus)" \
+    60 env MPIR_CVAR_INITIAL_ERRHANDLER=bogus "$prefix/bin/mpiexec" -n 2 \
+    "$bin/initial_errhandler" mpi_errors_return || fail=1
 no_process_left || fail=1
 exit $fail

@@ -20,13 +20,7 @@ for value in ulfm mpi; do
         echo "-with-ft $value: ok (3 survivors)"
     fi
 done
-out=$(tagged_run 30 "$prefix/bin/mpiexec" -with-ft bogus -n 1 true 2>&1)
-rc=$?
-if [ $rc = 0 ] || ! grep -q "with-ft takes ulfm or mpi, not bogus" <<<"$out"; then
-    echo "FAIL: -with-ft bogus: status $rc, output:"; printf '%s\n' "$out" | head -n 5
-    fail=1
-else
-    echo "-with-ft bogus: refused (status $rc)"
-fi
+expect_refused "-with-ft bogus" "with-ft takes ulfm or mpi, not bogus" \
+    30 "$prefix/bin/mpiexec" -with-ft bogus -n 1 true || fail=1
 no_process_left || fail=1
 exit $fail
