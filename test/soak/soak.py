@@ -6,8 +6,11 @@ Runs soak_workload under mpiexec in every fault-tolerance mode (the FT-MPI
 modes and ULFM) and kills its processes from outside at random moments:
 SIGKILL, _exit (SIGUSR2, which the workload turns into _exit), SIGSTOP
 followed by SIGKILL, or SIGSTOP alone (the heartbeat must find it),
-sometimes a second kill while the survivors recover from the first. Each
-run is classified:
+sometimes a second kill while the survivors recover from the first. It
+also holds live processes that must stay in the job: SIGSTOP followed by
+SIGCONT within the heartbeat timeout ("pause"), and gdb attached for
+longer than the timeout, then detached ("gdb"); and some runs go on under
+extra CPU load (a busy process per core). Each run is classified:
 
   ok      every process that was not killed reported no errors, mpiexec
           exited 0, nothing was left behind
@@ -15,6 +18,9 @@ run is classified:
   crash   a process that was not killed died, or the job ended
   wrong   a process found wrong data or a wrong error code
   orphan  a process of the job was alive 3 s after mpiexec returned
+  healthy a process that was neither killed nor stopped for good was
+          declared failed (every "declared failed" line is matched against
+          the kills the soak made)
   warn    UCX printed a warning or error, or MPICH an internal error
   fenced  ok, except that a process that was not killed found that it
           received nothing any more (a shared-memory queue left blocked by a
@@ -54,6 +60,20 @@ IGNORE_MODES = [("blank", "ignore", "reset", "nonatomic"), ("shrink", "ignore", 
 # FTMPI_RECOVERY_MODE (an FT-MPI mode variable besides it is refused)
 ULFM_MODE = ("shrink", "ulfm", "reset", "nonatomic")
 ALL_MODES = RECOVERING_MODES + IGNORE_MODES + [ULFM_MODE]
+# the short soak's runs beyond one per mode: (mode, processes, events in
+# order, under load)
+SHORT_EXTRA = [
+    (("blank", "manual", "cont", "nonatomic"), 6, "kill,kill", True),
+    (("shrink", "auto", "cont", "nonatomic"), 6, "kill,stopkill", False),
+    (("blank", "auto", "reset", "nonatomic"), 4, "pause,kill", False),
+    (("shrink", "manual", "reset", "nonatomic"), 4, "gdb,kill", True),
+]
+# the library's default (MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT)
+HEARTBEAT_TIMEOUT_S = 3.0
+# methods after which the process must stay in the job and finish
+HOLDS = ("pause", "gdb")
+DECLARED_RE = re.compile(r"^FT-MPICH: process (\d+) \(os pid (\d+)\) (sent no heartbeat .* is declared failed"
+                         r"|was declared failed by the others)", re.M)
 
 
 def mode_name(mode):
@@ -71,27 +91,34 @@ class Plan:
     """What one run does, drawn from its seed alone (the same draws whatever
     the mode, so that a seed replays exactly with its mode given)."""
 
-    def __init__(self, seed, modes, np_min, np_max, methods, duration, mode=None):
+    def __init__(self, seed, modes, np_min, np_max, methods, duration, mode=None, load_share=0.0,
+                 events=None):
         rng = random.Random(seed)
         self.seed = seed
         pick = rng.random()
         self.mode = mode or modes[int(pick * len(modes))]
         self.np = np_min + int(rng.random() * (np_max - np_min + 1))
+        self.load = rng.random() < load_share
         rebuild = self.mode[0] == "rebuild"
         max_kills = 3 if rebuild else max(1, min(3, self.np - 2))
         self.kills = []
         t = rng.uniform(0.2, duration * 0.5)
-        for i in range(rng.choice([1, 1, 2, 2, 3])):
-            if i >= max_kills or t > duration - 1.0:
+        count = rng.choice([1, 1, 2, 2, 3])
+        for i in range(events or count):
+            if (not events and i >= max_kills) or t > duration - 1.0:
                 break
-            method = methods[int(rng.random() * len(methods))]
-            # a victim among the live processes, chosen when the kill is due
-            self.kills.append((t, method, rng.random(), rng.uniform(0.15, 0.6)))
+            # events: the methods in the order given
+            method = methods[i % len(methods)] if events else methods[int(rng.random() * len(methods))]
+            # a victim among the live processes, chosen when the kill is due;
+            # how long a stopkill stops it, a pause pauses it (well within the
+            # heartbeat timeout) or gdb holds it (past the timeout)
+            hold = {"pause": rng.uniform(0.3, 1.5), "gdb": HEARTBEAT_TIMEOUT_S + rng.uniform(0.5, 2.0)}
+            self.kills.append((t, method, rng.random(), hold.get(method, rng.uniform(0.15, 0.6))))
             # the next one often lands during the recovery from this one
             t += rng.uniform(0.0, 0.03) if rng.random() < 0.4 else rng.uniform(0.2, 1.2)
 
     def describe(self):
-        return "%s np %d" % (mode_name(self.mode), self.np)
+        return "%s np %d%s" % (mode_name(self.mode), self.np, " loaded" if self.load else "")
 
 
 def job_processes(marker):
@@ -149,6 +176,18 @@ def backtraces(pids, out):
                        stdout=out, stderr=subprocess.STDOUT, timeout=60)
 
 
+def hold_under_gdb(pid, seconds):
+    """Attach gdb to pid, keep it stopped for `seconds`, detach."""
+    return subprocess.Popen(["gdb", "-p", str(pid), "-batch", "-ex", "shell sleep %.2f" % seconds],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL)
+
+
+def start_load():
+    """A busy process per core: the load a busy node puts on the job."""
+    return [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(os.cpu_count() or 1)]
+
+
 def run_one(args, plan, index, logdir):
     marker = uuid.uuid4().hex
     rundir = tempfile.mkdtemp(prefix="soak.", dir=logdir)
@@ -172,6 +211,7 @@ def run_one(args, plan, index, logdir):
     logf = open(log_path, "w+")
     logf.write("# seed %d %s\n# %s\n" % (plan.seed, plan.describe(), " ".join(cmd)))
     logf.flush()
+    hogs = start_load() if plan.load else []
     start = time.time()
     proc = subprocess.Popen(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -187,6 +227,8 @@ def run_one(args, plan, index, logdir):
 
     done_kills = []
     killed = set()
+    held = set()        # paused or held under gdb: must finish as the others
+    holders = []        # gdb processes still holding one
     if ready_at is not None:
         for (t, method, pick, stop_for) in plan.kills:
             while proc.poll() is None and time.time() < ready_at + t:
@@ -194,9 +236,11 @@ def run_one(args, plan, index, logdir):
             if proc.poll() is not None:
                 break
             candidates = sorted((p0, pid) for pid, p0 in started_ranks(rundir).items()
-                                if pid not in killed and alive(pid, marker))
+                                if pid not in killed and pid not in held and alive(pid, marker))
             if len(candidates) <= (0 if plan.mode[0] == "rebuild" else 1):
                 break
+            if method == "gdb" and not shutil.which("gdb"):
+                continue
             pid0, pid = candidates[int(pick * len(candidates))]
             when = time.time() - ready_at
             try:
@@ -210,9 +254,15 @@ def run_one(args, plan, index, logdir):
                     os.kill(pid, signal.SIGKILL)
                 elif method == "stop":
                     os.kill(pid, signal.SIGSTOP)
+                elif method == "pause":
+                    os.kill(pid, signal.SIGSTOP)
+                    time.sleep(stop_for)
+                    os.kill(pid, signal.SIGCONT)
+                elif method == "gdb":
+                    holders.append(hold_under_gdb(pid, stop_for))
             except ProcessLookupError:
                 continue
-            killed.add(pid)
+            (held if method in HOLDS else killed).add(pid)
             done_kills.append("%s %d@%.3fs" % (method, pid0, when))
 
     try:
@@ -222,6 +272,15 @@ def run_one(args, plan, index, logdir):
         hung = True
         rc = None
     elapsed = time.time() - start
+    for h in holders:
+        try:
+            h.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            h.kill()
+            h.wait()
+    for h in hogs:
+        h.kill()
+        h.wait()
 
     orphans = []
     if hung:
@@ -276,6 +335,12 @@ def run_one(args, plan, index, logdir):
         problems.append(("crash", "mpiexec exit status %s" % rc))
     if orphans:
         problems.append(("orphan", "%d process(es) alive 3 s after mpiexec returned" % len(orphans)))
+    # every "declared failed" must name a process the soak killed or
+    # stopped for good
+    healthy = sorted(set(int(m.group(2)) for m in DECLARED_RE.finditer(output)) - killed - fenced)
+    if healthy:
+        problems.append(("healthy", "process(es) with os pid %s declared failed but not killed" %
+                         ",".join(map(str, healthy))))
     warning = re.search(r"^.*(UCX +(WARN|ERROR)|INTERNAL ERROR).*$", output, re.M)
     if warning:
         problems.append(("warn", warning.group(0)[:160]))
@@ -302,8 +367,13 @@ def main():
                     help="restrict to a mode, e.g. BLANK/MANUAL/CONT/ATOMIC (repeatable)")
     ap.add_argument("--np-min", type=int, default=4)
     ap.add_argument("--np-max", type=int, default=8)
-    ap.add_argument("--methods", default="kill,kill,kill,exit,stopkill",
-                    help="kill methods to draw from: kill, exit, stopkill, stop")
+    ap.add_argument("--methods", default="kill,kill,kill,kill,exit,stopkill,pause,gdb",
+                    help="methods to draw from: kill, exit, stopkill, stop (the process must be "
+                    "declared failed), pause, gdb (it must stay in the job)")
+    ap.add_argument("--events", type=int, default=0,
+                    help="exactly this many events per run, the methods in the order given")
+    ap.add_argument("--load-share", type=float, default=0.25,
+                    help="share of the runs made under a busy process per core")
     ap.add_argument("--duration", type=float, default=4.0, help="seconds of workload per run")
     ap.add_argument("--grace", type=float, default=40.0, help="seconds past the workload before a run counts as hung")
     ap.add_argument("--logdir", default=None)
@@ -329,9 +399,15 @@ def main():
         print("soak.py: cannot build soak_workload with %s" % mpicc, file=sys.stderr)
         return 2
 
-    if args.short:
-        # every mode once, a few kills each: about five minutes on 2 cores
-        args.runs = args.runs or len(modes)
+    # the short soak: every mode once with kills only, then SHORT_EXTRA
+    runs = []
+    if args.short and not args.replay:
+        runs = [dict(mode=m, methods=["kill", "kill", "kill", "exit", "stopkill"], load_share=0.0)
+                for m in modes]
+        runs += [dict(mode=m, np=n, methods=how.split(","), events=len(how.split(",")),
+                      load_share=1.0 if loaded else 0.0)
+                 for (m, n, how, loaded) in SHORT_EXTRA if m in modes]
+        args.runs = len(runs)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**9)
     seeds = list(args.replay)
 
@@ -349,49 +425,52 @@ def main():
             break
         else:
             s = seed + index
-        # the short soak runs every mode once, in order, each with its own seed
-        forced = modes[index % len(modes)] if args.short and not args.replay else None
-        plan = Plan(s, modes, args.np_min, args.np_max, methods, args.duration, forced)
-        verdict, problems, kills, elapsed, log_path = run_one(args, plan, index, logdir)
+        how = runs[index] if runs else dict(methods=methods, load_share=args.load_share,
+                                            events=args.events)
+        np_min = np_max = how["np"] if "np" in how else None
+        plan = Plan(s, modes, np_min or args.np_min, np_max or args.np_max, how["methods"], args.duration,
+                    how.get("mode"), how["load_share"], how.get("events"))
+        verdict, problems, events, elapsed, log_path = run_one(args, plan, index, logdir)
         index += 1
+        kills = [e for e in events if not e.startswith(HOLDS)]
         total_kills += len(kills)
-        st = stats.setdefault(mode_name(plan.mode), {"runs": 0, "kills": 0})
+        st = stats.setdefault(mode_name(plan.mode), {"runs": 0, "kills": 0, "holds": 0, "loaded": 0})
         st["runs"] += 1
         st["kills"] += len(kills)
+        st["holds"] += len(events) - len(kills)
+        st["loaded"] += plan.load
         st[verdict] = st.get(verdict, 0) + 1
         name = "soak seed %d %s" % (plan.seed, plan.describe())
-        detail = "[%s]" % ", ".join(kills)
+        detail = "[%s]" % ", ".join(events)
         passed = verdict in ("ok", "fenced")
         if not passed:
             failed += 1
         if verdict != "ok":
             detail += " " + "; ".join("%s: %s" % p for p in problems) + \
-                " (log: %s; replay: soak.py --replay %d --mode %s --np-min %d --np-max %d)" % (
-                    log_path, plan.seed, mode_name(plan.mode), args.np_min, args.np_max)
+                " (log: %s; replay: soak.py --replay %d --mode %s --np-min %d --np-max %d" \
+                " --methods %s --load-share %g%s)" % (
+                    log_path, plan.seed, mode_name(plan.mode), np_min or args.np_min,
+                    np_max or args.np_max, ",".join(how["methods"]), how["load_share"],
+                    " --events %d" % how["events"] if how.get("events") else "")
         if args.machine_readable:
             print("%s %s %.1f %s" % (name.replace(" ", "_"), "ok" if passed else "FAIL",
                                      elapsed, verdict + " " + detail))
         else:
-            print("%-6s %-58s %5.1fs %s" % (verdict, name, elapsed, detail))
+            print("%-7s %-64s %5.1fs %s" % (verdict, name, elapsed, detail))
         sys.stdout.flush()
 
     if not args.machine_readable:
+        cols = ["runs", "loaded", "kills", "holds", "ok", "hang", "crash", "wrong", "orphan", "healthy",
+                "warn", "fenced"]
         print()
-        print("%-36s %5s %5s %5s %5s %5s %5s %6s %5s %6s" % ("mode", "runs", "kills", "ok", "hang",
-                                                            "crash", "wrong", "orphan", "warn",
-                                                            "fenced"))
+        print("%-36s" % "mode" + "".join(" %7s" % c for c in cols))
         tot = {}
         for name in sorted(stats):
             st = stats[name]
-            print("%-36s %5d %5d %5d %5d %5d %5d %6d %5d %6d" % (
-                name, st["runs"], st["kills"], st.get("ok", 0), st.get("hang", 0), st.get("crash", 0),
-                st.get("wrong", 0), st.get("orphan", 0), st.get("warn", 0), st.get("fenced", 0)))
+            print("%-36s" % name + "".join(" %7d" % st.get(c, 0) for c in cols))
             for k, v in st.items():
                 tot[k] = tot.get(k, 0) + v
-        print("%-36s %5d %5d %5d %5d %5d %5d %6d %5d %6d" % (
-            "total", tot.get("runs", 0), tot.get("kills", 0), tot.get("ok", 0), tot.get("hang", 0),
-            tot.get("crash", 0), tot.get("wrong", 0), tot.get("orphan", 0), tot.get("warn", 0),
-            tot.get("fenced", 0)))
+        print("%-36s" % "total" + "".join(" %7d" % tot.get(c, 0) for c in cols))
         print("%d passed, %d failed" % (index - failed, failed))
     return 1 if failed else 0
 

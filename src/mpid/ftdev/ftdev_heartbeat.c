@@ -273,8 +273,8 @@ static void declare_failed(int pid, const char *why)
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
 
     suspect(pid, HB_SUSPECT_SILENT);
-    fprintf(stderr, "FT-MPICH: process %d sent no heartbeat for %d ms and is declared failed "
-            "(%s)\n", pid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
+    fprintf(stderr, "FT-MPICH: process %d (os pid %d) sent no heartbeat for %d ms and is "
+            "declared failed (%s)\n", pid, (int) ospid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
     if (on_my_node(pid) && ospid > 0)
         kill(ospid, SIGKILL);
     for (int p = 0; p < n; p++)
@@ -289,8 +289,8 @@ static void declare_failed(int pid, const char *why)
  * taken for the recovered job's. */
 void MPIDI_FTDEV_fence(const char *how)
 {
-    fprintf(stderr, "FT-MPICH: process %d was declared failed by the others (%s); it ends\n",
-            MPIDI_FTDEV_global.my_pid, how);
+    fprintf(stderr, "FT-MPICH: process %d (os pid %d) was declared failed by the others (%s); "
+            "it ends\n", MPIDI_FTDEV_global.my_pid, (int) getpid(), how);
     _exit(1);
 }
 
