@@ -24,6 +24,8 @@
  *   failed-groups VICTIMS HOW    get_failed, ack_failed, failure_ack,
  *                                failure_get_acked
  *   ack-query VICTIMS HOW        the same, and ack_failed(comm, 0) as a query
+ *   multi-completion VICTIMS HOW the error handler MPI_Waitall/any/some and
+ *                                MPI_Testall/any/some call
  *
  * The victims die (SIGKILL, or _exit) at a meeting of ftmpi_test.h: once
  * everyone has arrived, so "before" means the survivors know of the
@@ -1390,13 +1392,122 @@ static void case_failed_groups(int query)
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* ---- 9. multiple completion: whose error handler -----------------------
+ * MPI_Waitall, _Waitany, _Waitsome, _Testall, _Testany and _Testsome name
+ * no communicator: the handler they call is that of the failed request's
+ * communicator (once per call), never MPI_COMM_WORLD's, which a program may
+ * have left fatal. Also with that communicator freed before the call, and
+ * for a wildcard receive pending on a failure. */
+enum { M_WAITALL, M_WAITANY, M_WAITSOME, M_TESTALL, M_TESTANY, M_TESTSOME, M_FREED,
+    M_ANY_WAITANY, M_ANY_WAITSOME, NMULTI
+};
+static const char *multi_name[NMULTI] = { "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+    "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Waitall on a freed communicator",
+    "MPI_Waitany of a pending wildcard receive", "MPI_Waitsome of a pending wildcard receive"
+};
+
+static int world_eh_calls;
+
+static void count_world_errors(MPI_Comm * c, int *code, ...)
+{
+    world_eh_calls++;
+}
+
+/* Completes r with call `which`, testing until it returns an error or
+ * completes (10 s at most); returns the call's return code and sets *cls
+ * to the error class of the request itself. */
+static int complete_one(int which, MPI_Request * r, int *cls)
+{
+    MPI_Status st;
+    int rc, idx = -1, out = -1, flag = 0, array_form = 1;
+    double t0 = ft_now();
+    st.MPI_ERROR = MPI_SUCCESS;
+    do {
+        switch (which) {
+            case M_WAITALL:
+            case M_FREED:
+                rc = MPI_Waitall(1, r, &st);
+                break;
+            case M_WAITANY:
+            case M_ANY_WAITANY:
+                rc = MPI_Waitany(1, r, &idx, &st);
+                array_form = 0;
+                break;
+            case M_WAITSOME:
+            case M_ANY_WAITSOME:
+                rc = MPI_Waitsome(1, r, &out, &idx, &st);
+                break;
+            case M_TESTALL:
+                rc = MPI_Testall(1, r, &flag, &st);
+                break;
+            case M_TESTANY:
+                rc = MPI_Testany(1, r, &idx, &flag, &st);
+                array_form = 0;
+                break;
+            default:
+                rc = MPI_Testsome(1, r, &out, &idx, &st);
+                flag = out > 0;
+                break;
+        }
+    } while (which >= M_TESTALL && which <= M_TESTSOME && rc == MPI_SUCCESS && !flag &&
+             ft_now() - t0 < 10);
+    *cls = ft_class(array_form && ft_class(rc) == MPI_ERR_IN_STATUS ? st.MPI_ERROR : rc);
+    return rc;
+}
+
+static void case_multi_completion(void)
+{
+    MPI_Comm comm = dup_world(), doomed = dup_world();
+    MPI_Errhandler eh, world_eh;
+    MPI_Request r[NMULTI];
+    int v[NMULTI], victim = first_victim();
+
+    MPI_Comm_create_errhandler(count_errors, &eh);
+    MPI_Comm_set_errhandler(comm, eh);
+    MPI_Comm_set_errhandler(doomed, eh);
+    MPI_Comm_create_errhandler(count_world_errors, &world_eh);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh);
+
+    ft_meetings_open(rank, size);
+    if (is_victim(rank))
+        ft_die_together(0, rank, victims, size, 0.0, how);
+    for (int i = 0; i < NMULTI; i++) {
+        int src = i >= M_ANY_WAITANY ? MPI_ANY_SOURCE : victim;
+        CHECK_MPI(MPI_Irecv(&v[i], 1, MPI_INT, src, 100 + i, i == M_FREED ? doomed : comm, &r[i]));
+    }
+    CHECK_MPI(MPI_Comm_free(&doomed));
+    ft_arrive(0);
+    int n = wait_known(comm, nvictims);
+    CHECK(n == nvictims, "MPIX_Comm_get_failed names %d processes after 20 s, expected %d", n,
+          nvictims);
+
+    for (int i = 0; i < NMULTI; i++) {
+        int cls, want = i >= M_ANY_WAITANY ? MPIX_ERR_PROC_FAILED_PENDING : MPIX_ERR_PROC_FAILED;
+        eh_calls = world_eh_calls = 0;
+        int rc = complete_one(i, &r[i], &cls);
+        CHECK(rc != MPI_SUCCESS && cls == want, "%s: returned %s, the request's class %s, "
+              "expected %s", multi_name[i], cname(ft_class(rc)), cname(cls), cname(want));
+        CHECK(eh_calls == 1 && world_eh_calls == 0, "%s called the communicator's error handler "
+              "%d times and MPI_COMM_WORLD's %d times, expected 1 and 0", multi_name[i], eh_calls,
+              world_eh_calls);
+        if (i >= M_ANY_WAITANY && r[i] != MPI_REQUEST_NULL) {
+            CHECK_MPI(MPI_Cancel(&r[i]));
+            MPI_Wait(&r[i], MPI_STATUS_IGNORE);
+        }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&world_eh);
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     const char *usage = "classes | revoke-intra REVOKER | revoke-inter REVOKER | "
         "p2p|any-wait|any-recv|any-probe|coll|coll-revoke|"
         "agree-before|iagree-before|agree-during|iagree-during|"
         "shrink-before|ishrink-before|shrink-during|ishrink-during|"
-        "failed-groups|ack-query VICTIMS kill|exit";
+        "failed-groups|ack-query|multi-completion VICTIMS kill|exit";
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
 
     MPI_Init(&argc, &argv);
@@ -1415,7 +1526,7 @@ int main(int argc, char **argv)
     int failure = strcmp(cs, "p2p") == 0 || strncmp(cs, "any-", 4) == 0 ||
         strncmp(cs, "coll", 4) == 0 || strstr(cs, "agree-") != NULL ||
         strstr(cs, "shrink-") != NULL || strcmp(cs, "failed-groups") == 0 ||
-        strcmp(cs, "ack-query") == 0;
+        strcmp(cs, "ack-query") == 0 || strcmp(cs, "multi-completion") == 0;
     int revoke_case = strncmp(cs, "revoke-", 7) == 0;
     if ((failure && argc < 4) || (revoke_case && argc < 3) ||
         (!failure && !revoke_case && strcmp(cs, "classes") != 0) || size > 31) {
@@ -1461,6 +1572,8 @@ int main(int argc, char **argv)
         case_shrink(cs[0] == 'i', strstr(cs, "during") != NULL);
     else if (strcmp(cs, "failed-groups") == 0 || strcmp(cs, "ack-query") == 0)
         case_failed_groups(strcmp(cs, "ack-query") == 0);
+    else if (strcmp(cs, "multi-completion") == 0)
+        case_multi_completion();
     else
         CHECK(0, "unknown case %s", cs);
 

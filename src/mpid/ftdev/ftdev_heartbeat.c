@@ -145,6 +145,8 @@ static struct {
     pthread_t thread;
     volatile int running;
     uint8_t *suspected;         /* per process id, set by the thread for the main thread */
+    uint8_t *tell_launcher;     /* per process id: declared failed by this process, which
+                                 * could not see it die; the main thread tells mpiexec */
     int news;                   /* set with a suspicion, taken by the main thread */
     /* the thread's: processes of this node it watches end (pidfds) */
     int watch_epoll;            /* the pidfds; -1: no watch */
@@ -272,6 +274,8 @@ static void declare_failed(int pid, const char *why)
     int n = MPIDI_FTDEV_global.num_pids;
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
 
+    if (!(on_my_node(pid) && ospid > 0))
+        __atomic_store_n(&hb.tell_launcher[pid], 1, __ATOMIC_RELEASE);
     suspect(pid, HB_SUSPECT_SILENT);
     fprintf(stderr, "FT-MPICH: process %d (os pid %d) sent no heartbeat for %d ms and is "
             "declared failed (%s)\n", pid, (int) ospid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
@@ -863,6 +867,12 @@ static void *beat(void *arg)
                 } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.my_pid) {
                     MPIDI_FTDEV_fence("its heartbeat went silent");
                 } else if (m.kind == HB_FAILED && about_valid && !hb.suspected[m.about]) {
+                    /* one of this node: it must not run on (it would end
+                     * itself if it did), and its death lets its launcher
+                     * go on */
+                    int32_t ospid = visible_ospid(m.about);
+                    if (ospid > 0)
+                        kill(ospid, SIGKILL);
                     suspect(m.about, HB_SUSPECT_SILENT);
                 }
             }
@@ -897,10 +907,11 @@ int MPIDI_FTDEV_heartbeat_start(void)
     /* MPI_COMM_WORLD is committed again by a recovery (SHRINK) */
     if (hb.sock < 0 || hb.running)
         goto fn_exit;
-    hb.suspected = MPL_calloc(MPIDI_FTDEV_global.num_pids, 1, MPL_MEM_OTHER);
+    hb.suspected = MPL_calloc(2 * MPIDI_FTDEV_global.num_pids, 1, MPL_MEM_OTHER);
     echo.answered = MPL_calloc(2 * MPIDI_FTDEV_global.num_pids, sizeof(uint32_t), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(hb.suspected == NULL || echo.answered == NULL, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
+    hb.tell_launcher = hb.suspected + MPIDI_FTDEV_global.num_pids;
     echo.received = echo.answered + MPIDI_FTDEV_global.num_pids;
     MPIR_ERR_CHKANDJUMP(watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER, "**nomem");
     /* every process of the node is watched when MPI_Init returns, not from
@@ -931,9 +942,26 @@ void MPIDI_FTDEV_heartbeat_stop(void)
         close(hb.sock);
     hb.sock = -1;
     MPL_free(hb.suspected);
-    hb.suspected = NULL;
+    hb.suspected = hb.tell_launcher = NULL;
     MPL_free(echo.answered);
     echo.answered = echo.received = NULL;
+}
+
+/* mpiexec waits for the processes of every node to end; one declared
+ * failed without being seen to die (its node froze or was cut off) may
+ * never end. Told of each (a PMI get of a key that only mpiexec answers,
+ * PMI_declared_failed_ID), mpiexec gives up a node once all its processes
+ * are declared. Only processes of the job's first launch are told of: a
+ * replacement, and a process told of by a replacement, are of another
+ * launch (REBUILD), whose ids mpiexec numbers apart. */
+static void tell_launcher(int pid)
+{
+    char key[64], val[64];
+    if (MPIDI_FTDEV_global.replaced[pid] || MPIDI_FTDEV_global.replaced[MPIDI_FTDEV_global.my_pid])
+        return;
+    snprintf(key, sizeof(key), "PMI_declared_failed_%d", pid);
+    if (MPIR_pmi_kvs_get(-1, key, val, sizeof(val)) != MPI_SUCCESS)
+        MPIR_FTMPI_TRACE("heartbeat: the launcher was not told of process %d", pid);
 }
 
 /* The main thread's part, from progress: failures the thread noticed. */
@@ -945,6 +973,9 @@ void MPIDI_FTDEV_heartbeat_failures(void)
     if (hb.suspected == NULL || !__atomic_exchange_n(&hb.news, 0, __ATOMIC_ACQ_REL))
         return;
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+        /* even when another survivor's notice came first */
+        if (__atomic_exchange_n(&hb.tell_launcher[pid], 0, __ATOMIC_ACQ_REL))
+            tell_launcher(pid);
         int why = __atomic_load_n(&hb.suspected[pid], __ATOMIC_ACQUIRE);
         if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
