@@ -427,8 +427,8 @@ def main():
             s = seed + index
         how = runs[index] if runs else dict(methods=methods, load_share=args.load_share,
                                             events=args.events)
-        np_min = np_max = how["np"] if "np" in how else None
-        plan = Plan(s, modes, np_min or args.np_min, np_max or args.np_max, how["methods"], args.duration,
+        np_min, np_max = (how["np"], how["np"]) if "np" in how else (args.np_min, args.np_max)
+        plan = Plan(s, modes, np_min, np_max, how["methods"], args.duration,
                     how.get("mode"), how["load_share"], how.get("events"))
         verdict, problems, events, elapsed, log_path = run_one(args, plan, index, logdir)
         index += 1
@@ -449,8 +449,8 @@ def main():
             detail += " " + "; ".join("%s: %s" % p for p in problems) + \
                 " (log: %s; replay: soak.py --replay %d --mode %s --np-min %d --np-max %d" \
                 " --methods %s --load-share %g%s)" % (
-                    log_path, plan.seed, mode_name(plan.mode), np_min or args.np_min,
-                    np_max or args.np_max, ",".join(how["methods"]), how["load_share"],
+                    log_path, plan.seed, mode_name(plan.mode), np_min, np_max,
+                    ",".join(how["methods"]), how["load_share"],
                     " --events %d" % how["events"] if how.get("events") else "")
         if args.machine_readable:
             print("%s %s %.1f %s" % (name.replace(" ", "_"), "ok" if passed else "FAIL",

@@ -267,20 +267,22 @@ static void suspect(int pid, int why)
 }
 
 static int on_my_node(int pid);
+static int32_t visible_ospid(int pid);
 
 /* `why`: what its node said of it, or that the node said nothing. */
 static void declare_failed(int pid, const char *why)
 {
     int n = MPIDI_FTDEV_global.num_pids;
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
+    int32_t seen = visible_ospid(pid);
 
-    if (!(on_my_node(pid) && ospid > 0))
+    if (seen == 0)
         __atomic_store_n(&hb.tell_launcher[pid], 1, __ATOMIC_RELEASE);
     suspect(pid, HB_SUSPECT_SILENT);
     fprintf(stderr, "FT-MPICH: process %d (os pid %d) sent no heartbeat for %d ms and is "
             "declared failed (%s)\n", pid, (int) ospid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
-    if (on_my_node(pid) && ospid > 0)
-        kill(ospid, SIGKILL);
+    if (seen > 0)
+        kill(seen, SIGKILL);
     for (int p = 0; p < n; p++)
         if (p != MPIDI_FTDEV_global.my_pid && p != pid && live(p))
             send_to(p, HB_FAILED, pid);
