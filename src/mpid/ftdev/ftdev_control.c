@@ -10,6 +10,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_counters.h"
 
 #define NUM_TYPES (MPIDI_FTDEV_CTRL_ECHO_REPLY + 1)
 
@@ -34,6 +35,7 @@ static void tell_sent(int to, const MPIDI_FTDEV_ctrl_msg_t * msg, size_t len)
 typedef struct {
     int to;
     size_t len;
+    uint32_t hops;              /* the active message's header: its chain length */
     MPIDI_FTDEV_ctrl_msg_t msg;         /* and the payload */
 } outgoing_t;
 
@@ -91,8 +93,10 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     out->msg.from = MPIDI_FTDEV_global.my_pid;
     if (len)
         memcpy(&out->msg + 1, payload, len);
+    out->hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about), sizeof(out->msg) + len);
     r = ucp_am_send_nbx(MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep, MPIDI_FTDEV_AM_CONTROL,
-                        NULL, 0, &out->msg, sizeof(out->msg) + len, &param);
+                        &out->hops, sizeof(out->hops), &out->msg, sizeof(out->msg) + len,
+                        &param);
     if (r == NULL)
         tell_sent(to, &out->msg, len);
     if (r == NULL || UCS_PTR_IS_ERR(r))
@@ -158,16 +162,21 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
 {
     MPIDI_FTDEV_ctrl_msg_t msg;
     void *payload = NULL;
+    uint32_t hops;
 
     if (unlikely(test_deaf))
         return UCS_OK;
     if (length < sizeof(msg))
         return bad_message(-1, "truncated control message");
     memcpy(&msg, data, sizeof(msg));
+    if (header_length != sizeof(hops))
+        return bad_message(msg.from, "control message without its round count");
+    memcpy(&hops, header, sizeof(hops));
     if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids)
         return bad_message(msg.from, "control message from no process of the job");
     if (msg.type >= NUM_TYPES || owner[msg.type].handler == NULL)
         return bad_message(msg.from, "control message of an unknown type");
+    MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, hops);
     /* UCX gives no alignment: the owner gets an aligned copy */
     size_t len = length - sizeof(msg);
     if (len) {

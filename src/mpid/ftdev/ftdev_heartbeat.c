@@ -41,6 +41,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_counters.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -248,8 +249,9 @@ static void send_msg(int pid, int kind, int about, int state)
         .from_ospid = (int32_t) getpid(),.about = about,.state = state
     };
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
-    if (c.port)
-        sendto(hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to, sizeof(to));
+    if (c.port &&
+        sendto(hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to, sizeof(to)) > 0)
+        MPIDI_FTDEV_count_sent(MPIDI_FTDEV_PROTO_HEARTBEAT, sizeof(m));
 }
 
 static void send_to(int pid, int kind, int about)
@@ -848,6 +850,7 @@ static void *beat(void *arg)
                 if (m.magic != HB_MAGIC || m.from < 0 || m.from >= MPIDI_FTDEV_global.num_pids ||
                     m.from_ospid != MPIDI_FTDEV_global.peer_hb[m.from].ospid)
                     continue;   /* not ours, or a process that was replaced */
+                MPIDI_FTDEV_count_received(MPIDI_FTDEV_PROTO_HEARTBEAT, sizeof(m), 0);
                 int about_valid = m.about >= 0 && m.about < MPIDI_FTDEV_global.num_pids;
                 if (m.kind == HB_BEAT) {
                     heard[m.from] = now_ms();

@@ -9,6 +9,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_counters.h"
 #include "mpidu_bc.h"
 #include "mpidu_init_shm.h"
 #include <sched.h>
@@ -146,6 +147,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
                          "**ftdev_toomany", "**ftdev_toomany %d %d", MPIR_Process.size,
                          MPIDI_FTDEV_MAX_PROCS);
     MPIR_ERR_CHKANDJUMP(MPIDI_global.n_vcis != 1, mpi_errno, MPI_ERR_OTHER, "**ftdev_vcis");
+    MPIDI_FTDEV_counters_register();
     if (!MPIR_FTMPI_read_modes(settings_error, sizeof(settings_error)))
         settings_error[0] = 0;
     if (!settings_error[0])
@@ -447,6 +449,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
 
     pending = MPL_calloc(MPIR_Process.size, sizeof(*pending), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(pending == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIDI_FTDEV_counters_trace();
     MPIDI_FTDEV_global.finalizing = 1;
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (pid != MPIDI_FTDEV_global.my_pid &&
