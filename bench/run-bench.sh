@@ -14,6 +14,10 @@
 #   ulfm       agree, shrink, revoke; SIGKILL -> shrunk          2, 4, ... <= BENCH_MAX_NP
 #   ckpt       libftmpi_ckpt checkpoint cost per MiB              2, 4
 #   aftermath  a ring's speed before and after a kill or revoke     4 (ULFM)
+#   scale      each protocol's messages and rounds, counted (no      2, 4, ... <= 128
+#              timing): growth fitted, plotted                       (BENCH_SCALE_MAX_NP)
+#   appcost    a kill at mid-run in three example applications:      2, 4
+#              recovering in place against checkpoint/restart
 #
 # Settings: BENCH_PARTS (default all of the above, in that order),
 # BENCH_MAX_NP (default the larger of 8 and the core count), BENCH_ROUNDS
@@ -34,7 +38,7 @@ export BENCH_STAMP
 bench_setup bench
 rm -f "$raw" "$table"
 export BENCH_MAX_NP FTDEV_PREFIX=$prefix
-parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm ckpt aftermath}
+parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm ckpt aftermath scale appcost}
 dir=${BENCH_RAW_DIR:-$here/results}
 shown=${dir#$top/}
 summary=$dir/summary-$BENCH_STAMP.txt

@@ -19,9 +19,15 @@
  * processes' partial sums in rank order), so the run repeats bit for bit
  * from a checkpoint: the digest of x printed at the end is the one of the
  * failure-free run. PAUSE_US (default 0) sleeps in each iteration, so that
- * a failure injected at a given time lands mid-run on a fast machine. */
+ * a failure injected at a given time lands mid-run on a fast machine.
+ *
+ * With RESTART_FILE=PREFIX the checkpoints go to files instead
+ * (restart_file.h), as an application does without a fault-tolerant MPI:
+ * run in the default mode, the job ends with the failure, and started
+ * again it goes on from the last checkpoint in the files. */
 #include <mpi.h>
 #include <ftmpi_ckpt.h>
+#include "restart_file.h"
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
@@ -111,6 +117,7 @@ int main(int argc, char **argv)
     long iterations, every, pause_us;
     FTMPI_Ckpt ckpt;
     MPI_Errhandler handler;
+    restart_file_t files;
 
     restarted = MPI_Init(&argc, &argv) == MPI_INIT_RESTARTED_NODE;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -146,6 +153,11 @@ int main(int argc, char **argv)
     FTMPI_Ckpt_register(ckpt, r, n * sizeof(double));
     FTMPI_Ckpt_register(ckpt, p, n * sizeof(double));
     FTMPI_Ckpt_register(ckpt, &rho, sizeof(rho));
+    restart_file_init(&files, rank);
+    restart_file_add(&files, x, n * sizeof(double));
+    restart_file_add(&files, r, n * sizeof(double));
+    restart_file_add(&files, p, n * sizeof(double));
+    restart_file_add(&files, &rho, sizeof(rho));
     MPI_Comm_create_errhandler(on_failure, &handler);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler);
 
@@ -162,6 +174,10 @@ int main(int argc, char **argv)
                     FTMPI_Ckpt_error_string(rc));
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+    } else if (files.prefix && (start = restart_file_read(&files, MPI_COMM_WORLD)) >= 0) {
+        rc = FTMPI_CKPT_SUCCESS;        /* a new job, from the files */
+        if (rank == 0)
+            printf("cg_rebuild: restarted from the files at iteration %ld\n", start);
     }
     if (rc == FTMPI_CKPT_ERR_NONE) {
         /* the start, or a failure before the first checkpoint */
@@ -173,7 +189,9 @@ int main(int argc, char **argv)
     }
 
     for (long it = start; it < iterations; it++) {
-        if (it % every == 0)
+        if (it % every == 0 && files.prefix)
+            restart_file_write(&files, it);
+        else if (it % every == 0)
             FTMPI_Ckpt_take(ckpt, MPI_COMM_WORLD, it);
         exchange_halo(p);
         apply(p, q);

@@ -21,8 +21,15 @@
  *
  * At the end the manager gathers every result and checks that each task
  * was done exactly once and that the results add up to the sum of t*t;
- * it prints "farm_shrink: check passed" or what went wrong. */
+ * it prints "farm_shrink: check passed" or what went wrong.
+ *
+ * With RESTART_FILE=PREFIX (restart_file.h) the manager also writes the
+ * results reported to it to a file every RESTART_FILE_EVERY results
+ * (default 10), and a job started again hands out only the tasks whose
+ * results are not in the file: what an application does without a
+ * fault-tolerant MPI (the job ends with the failure), for comparison. */
 #include <mpi.h>
+#include "restart_file.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +46,9 @@ static long num_held;
 static char *done;              /* the manager's view: task finished */
 static char *given;             /* the manager's view: task handed out since the last pooling */
 static int recoveries;
+static long long *reported;     /* the manager's view: the result of each finished task */
+static long num_reported;
+static restart_file_t files;    /* the manager's, with RESTART_FILE */
 
 static long long compute(long t)
 {
@@ -88,8 +98,12 @@ static int manage(int size)
         rc = MPI_Recv(msg, 2, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_REQUEST, MPI_COMM_WORLD, &status);
         if (rc != MPI_SUCCESS)
             return rc;
-        if (msg[0] >= 0)
+        if (msg[0] >= 0) {
             done[msg[0]] = 1;
+            reported[msg[0]] = msg[1];
+            if (++num_reported % files.every == 0 && files.nbufs)
+                restart_file_write(&files, num_reported);
+        }
         while (next < ntasks && (done[next] || given[next]))
             next++;
         if (next < ntasks) {
@@ -196,6 +210,20 @@ int main(int argc, char **argv)
     held = malloc(2 * ntasks * sizeof(long long));
     done = calloc(ntasks, 1);
     given = calloc(ntasks, 1);
+    reported = calloc(ntasks, sizeof(long long));
+    restart_file_init(&files, rank);
+    if (rank == 0 && files.prefix) {
+        /* a job started again: the results in the file are the manager's */
+        restart_file_add(&files, done, ntasks);
+        restart_file_add(&files, reported, ntasks * sizeof(long long));
+        if ((num_reported = restart_file_read(&files, MPI_COMM_SELF)) < 0)
+            num_reported = 0;
+        for (long t = 0; t < ntasks; t++)
+            if (done[t]) {
+                held[2 * num_held] = t;
+                held[2 * num_held++ + 1] = reported[t];
+            }
+    }
 
     for (;;) {
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -24,8 +24,15 @@
  * every round counted exactly SAMPLES points per live process, the total
  * of points in the disc is exactly what the streams of the processes
  * alive in each round give, and the estimate is within 5 standard errors
- * of pi. It prints "mc_blank: check passed" or names what failed. */
+ * of pi. It prints "mc_blank: check passed" or names what failed.
+ *
+ * With RESTART_FILE=PREFIX (restart_file.h) each process also writes its
+ * state to a file every RESTART_FILE_EVERY rounds (default 10), and a job
+ * started again goes on from the last round all of them wrote: what an
+ * application does without a fault-tolerant MPI (the job ends with the
+ * failure), for comparison. */
 #include <mpi.h>
+#include "restart_file.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,9 +92,21 @@ int main(int argc, char **argv)
     long long own = 0;          /* this process's points in the disc, over the rounds counted */
     int ok = 1;
 
+    restart_file_t files;
+    restart_file_init(&files, rank);
+    restart_file_add(&files, &own, sizeof(own));
+    restart_file_add(&files, total, sizeof(total));
+    restart_file_add(&files, per_round, (size_t) rounds * 2 * sizeof(long long));
+    restart_file_add(&files, alive_in, (size_t) rounds * size * sizeof(int));
+    long first = restart_file_read(&files, MPI_COMM_WORLD), written = first;
+
     while (find_live(size, live) != MPI_SUCCESS)
         recoveries++;   /* AUTO mode has recovered already */
-    for (long t = 0; t < rounds;) {
+    for (long t = first > 0 ? first : 0; t < rounds;) {
+        if (t % files.every == 0 && t != written) {
+            restart_file_write(&files, t);
+            written = t;
+        }
         long long mine[2] = { hits_of(rank, t, samples), samples }, sum[2];
         if (pause_us)
             usleep(pause_us);

@@ -3,7 +3,9 @@
 # examples/cg_rebuild.c (REBUILD, AUTO recovery, error handler that
 # longjmps, libftmpi_ckpt): with processes killed by the launcher
 # (-inject-failure) the solution is the failure-free run's to the last bit
-# (the digest of x), and the replacements restored from checkpoints.
+# (the digest of x), and the replacements restored from checkpoints. With
+# RESTART_FILE (examples/restart_file.h) in the default mode, a kill ends
+# the job and a new job goes on from the files to the same digest.
 set -u
 . "$(dirname "$0")/common.bash"
 build cg_rebuild || exit 1
@@ -39,5 +41,26 @@ for spec in 2@0.9 0@0.6,2@1.1; do
         echo "kills $spec: $kills kill(s), $(grep -o 'recoveries .*' <<<"$out"), digest $got (= failure-free)"
     fi
 done
+# the same solver without a fault-tolerant MPI: checkpoints in files, the
+# job ends with the failure (default mode), a new job goes on from them
+files=$(mktemp -d)
+out=$(RESTART_FILE=$files/ck tagged_run 120 "$prefix/bin/mpiexec" -n 4 -inject-failure 2@0.9 \
+    "$bin/cg_rebuild" "${args[@]}" 2>&1)
+rc=$?
+if [ $rc = 0 ] || ! ls "$files"/ck.3.* >/dev/null 2>&1; then
+    echo "FAIL: default mode with checkpoint files: status $rc, files: $(ls "$files" | tr '\n' ' ')"; fail=1
+else
+    out=$(RESTART_FILE=$files/ck tagged_run 120 "$prefix/bin/mpiexec" -n 4 "$bin/cg_rebuild" \
+        "${args[@]}" 2>&1)
+    rc=$?
+    from=$(grep -o "restarted from the files at iteration [0-9]*" <<<"$out" | awk '{print $NF}')
+    if [ $rc != 0 ] || [ -z "$from" ] || [ "$from" = 0 ] || [ "$(digest "$out")" != "$want" ]; then
+        echo "FAIL: restart from the files: status $rc, from iteration ${from:-none}, digest $(digest "$out")"
+        echo "$out" | tail -n 5; fail=1
+    else
+        echo "checkpoint/restart through files: the job ended, a new one went on from iteration $from, digest $(digest "$out") (= failure-free)"
+    fi
+fi
+rm -rf "$files"
 no_process_left || fail=1
 exit $fail
