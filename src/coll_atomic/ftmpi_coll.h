@@ -136,6 +136,13 @@ int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, i
 int MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
                             MPIR_FTMPI_shared_output_t * shared, MPIR_FTMPI_vote_t ** vote);
 int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit);
+/* A blocking collective of this process will run the commit of the
+ * seq-th atomic collective once its part is done (_expect), or will not
+ * after all (_unexpect, after an error): while it is expected, a member
+ * that asks this process alone in the termination protocol waits for its
+ * decision instead of asking everyone. */
+void MPIR_FTMPI_commit_expect(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq);
+void MPIR_FTMPI_commit_unexpect(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq);
 
 /* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n]: the process with process id pid
  * kills itself at `point` of its n-th atomic collective (tests only); the

@@ -494,12 +494,14 @@ static int conclude(atomic_op_t * op, int commit)
 
 int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
 {
-    int mpi_errno;
+    int mpi_errno, expected = 0;
     atomic_op_t op = { 0 };
     MPIR_FTMPI_form_t blocking = {.form = MPIR_FTMPI_BLOCKING,.errflag = errflag };
 
     mpi_errno = prepare(&op, call, 0);
     MPIR_ERR_CHECK(mpi_errno);
+    MPIR_FTMPI_commit_expect(op.c.comm, op.instance, op.seq);
+    expected = 1;
     int rc = op.binomial_bcast ?
         MPIR_Bcast_intra_binomial(op.c.recvbuf, op.c.recvcount, op.c.recvtype, op.c.root,
                                   op.c.comm, errflag) :
@@ -508,6 +510,7 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
     MPIR_ERR_CHECK(mpi_errno);
 
     int commit = 0;
+    expected = 0;               /* the commit ends the expectation itself */
     mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.part_ok,
                                   op.is_shared ? &op.shared : NULL, &commit);
     MPIR_ERR_CHECK(mpi_errno);
@@ -518,6 +521,8 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
   fn_exit:
     return mpi_errno;
   fn_fail:
+    if (expected)
+        MPIR_FTMPI_commit_unexpect(op.c.comm, op.instance, op.seq);
     if (op.out.pieces != &op.out.one)
         MPL_free(op.out.pieces);
     goto fn_exit;

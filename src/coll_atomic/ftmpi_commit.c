@@ -18,7 +18,12 @@
  * A member that may never hear from everyone runs the termination
  * protocol: when a failure ends the collective (a member died, or, in
  * AUTO/MANUAL mode, any failure is recognized) while it is undecided, it
- * asks every live member what it knows. A member that knows nothing
+ * asks every live member what it knows. To keep that from costing every
+ * member n messages, a member first asks only the lowest live member: if
+ * that one is undecided inside a blocking collective of this commit, it
+ * will run the protocol itself, and its decision comes to the asker; if it
+ * is not (it has not entered, or waits elsewhere), or it dies, the asker
+ * asks every live member after all. A member that knows nothing
  * answers so, and is "sealed": it will not decide COMMIT from its own
  * rounds any more (it runs the termination protocol itself instead). If
  * any answer is COMMIT, that is the decision; else ABORT. This is safe
@@ -42,7 +47,8 @@ enum { VOTE = 1, QUERY, STATE };
 
 /* One message of the protocol. VOTE: the sender's AND of the votes it
  * knows, in dissemination round `round`; QUERY: what do you know;
- * STATE: the answer, value = decision. */
+ * STATE: the answer, value = decision; when undecided, round 1 says the
+ * sender decides by itself (a blocking collective of its drives it). */
 typedef struct {
     uint32_t type;
     uint32_t context_id;
@@ -65,6 +71,10 @@ typedef struct record {
     uint32_t rounds_heard;      /* bit k: the VOTE of round k arrived */
     int all_yes;                /* AND of the votes heard */
     uint8_t *answered;          /* termination: by process id */
+    int driving;                /* a blocking collective of this process runs this commit,
+                                 * or will once its part is done */
+    int delegate;               /* termination: the process asked alone (-1: everyone) */
+    enum { NO_ANSWER, DRIVES, IDLE } delegate_answer;   /* its undecided answer */
     uint8_t *waiting;           /* by process id: asked while this one was undecided, and
                                  * is told the decision when it is made */
     int any_commit;
@@ -164,6 +174,7 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
     r->instance = instance;
     r->seq = seq;
     r->all_yes = 1;
+    r->delegate = -1;
     r->next_in_bucket = *head;
     *head = r;
     append_youngest(r);
@@ -197,7 +208,8 @@ static void send_msg(int pid, int type, const record_t * r, uint32_t round, int 
 static void send_state(int pid, const record_t * r)
 {
     int with_output = r->decision == COMMIT && r->shared && r->has_result;
-    send_with(pid, STATE, r, 0, r->decision, r->result, with_output ? r->result_len : 0);
+    send_with(pid, STATE, r, r->decision == UNDECIDED && r->driving, r->decision, r->result,
+              with_output ? r->result_len : 0);
 }
 
 /* Keeps a shared output in the record (an error when out of memory). */
@@ -241,7 +253,8 @@ static void commit_message(int from, const void *buf, size_t len)
         return drop_message(from, "unknown type");
     if (m.type == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
         return drop_message(from, "bad vote");
-    if (m.type == STATE && m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT)
+    if (m.type == STATE && ((m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT) ||
+                            m.round > 1))
         return drop_message(from, "bad state");
     record_t *r = find_record(m.context_id, m.epoch, m.instance, m.seq);
     if (r == NULL)
@@ -283,6 +296,9 @@ static void commit_message(int from, const void *buf, size_t len)
                 r->answered[from] = 1;
                 r->any_commit |= m.value == COMMIT;
             }
+            /* the latest word counts: one that gave up driving says so */
+            if (from == r->delegate && m.value == UNDECIDED)
+                r->delegate_answer = m.round ? DRIVES : IDLE;
             break;
     }
 }
@@ -323,6 +339,7 @@ struct MPIR_FTMPI_vote {
     unsigned failures_checked;  /* MPID_FT_failure_count() when last looked at */
     MPIR_FTMPI_shared_output_t *shared;
     enum { DISSEMINATING, TERMINATING } phase;
+    int asked_everyone;         /* the termination protocol asked every live member */
 };
 
 /* collective_failed, looked at again only once the device has learned of
@@ -360,19 +377,44 @@ static void abort_early(MPIR_FTMPI_vote_t * v)
     v->r->decision = ABORT;
 }
 
-/* This process may never hear from everyone: ask every live member. */
+static void ask_everyone(MPIR_FTMPI_vote_t * v)
+{
+    MPIR_Comm *comm = v->comm;
+
+    v->r->delegate = -1;
+    for (int rank = 0; rank < comm->local_size; rank++)
+        if (rank != comm->rank && !member_dead(comm, rank))
+            send_msg(MPID_FT_comm_local_pid(comm, rank), QUERY, v->r, 0, 0);
+}
+
+/* This process may never hear from everyone: it asks the lowest live
+ * member, or every live member when it is that one, or once the one it
+ * asked turned out not to decide by itself (then it never asks one alone
+ * again for this commit). */
 static int start_termination(MPIR_FTMPI_vote_t * v)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Comm *comm = v->comm;
+    record_t *r = v->r;
+    int lowest = 0;
 
-    v->r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(v->r->answered == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d)", v->r->context_id,
-                     v->r->epoch, v->r->instance, v->r->seq, v->r->sealed);
-    for (int rank = 0; rank < comm->local_size; rank++)
-        if (rank != comm->rank && !member_dead(comm, rank))
-            send_msg(MPID_FT_comm_local_pid(comm, rank), QUERY, v->r, 0, 0);
+    if (r->answered == NULL)
+        r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(r->answered == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    while (lowest < comm->local_size && member_dead(comm, lowest))
+        lowest++;
+    if (lowest != comm->rank && lowest < comm->local_size && !v->asked_everyone) {
+        r->delegate = MPID_FT_comm_local_pid(comm, lowest);
+        r->delegate_answer = NO_ANSWER;
+        MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks rank %d",
+                         r->context_id, r->epoch, r->instance, r->seq, r->sealed, lowest);
+        send_msg(r->delegate, QUERY, r, 0, 0);
+    } else {
+        MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks everyone",
+                         r->context_id, r->epoch, r->instance, r->seq, r->sealed);
+        v->asked_everyone = 1;
+        ask_everyone(v);
+    }
     v->phase = TERMINATING;
 
   fn_exit:
@@ -431,6 +473,7 @@ static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance
     v->yes = yes;
     v->shared = shared;
     v->phase = DISSEMINATING;
+    v->asked_everyone = 0;
     v->sent = 0;
     /* the first poll looks at the members */
     v->failures_checked = MPID_FT_failure_count() - 1;
@@ -485,10 +528,19 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     } else if (v->phase == TERMINATING && r->decision == UNDECIDED) {
         /* a no was heard (a VOTE 0 can arrive after the termination
          * protocol started): no member can see every vote yes */
-        if (!r->all_yes)
+        if (!r->all_yes) {
             r->decision = ABORT;
-        else if (all_answered(v))
+        } else if (r->delegate >= 0) {
+            /* asked alone: its decision ends this one's wait, unless it
+             * died or does not decide by itself */
+            if (MPIR_FTMPI_known_dead(r->delegate) || r->delegate_answer == IDLE) {
+                v->asked_everyone = r->delegate_answer == IDLE;
+                mpi_errno = start_termination(v);
+                MPIR_ERR_CHECK(mpi_errno);
+            }
+        } else if (all_answered(v)) {
             r->decision = r->any_commit ? COMMIT : ABORT;
+        }
     }
     if (r->decision == UNDECIDED)
         goto fn_exit;
@@ -540,6 +592,34 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     return mpi_errno;
 }
 
+void MPIR_FTMPI_commit_expect(MPIR_Comm * comm, uint32_t instance, uint32_t seq)
+{
+    /* undecided records are never reused, so this one stays */
+    record_t *r = find_record(comm->context_id, MPID_FT_epoch(), instance, seq);
+    if (r && r->decision == UNDECIDED)
+        r->driving = 1;
+}
+
+/* Those that asked while this process drove hear that it no longer does
+ * (an undecided answer without the flag) and ask everyone. */
+static void stop_driving(record_t * r)
+{
+    if (!r->driving)
+        return;
+    r->driving = 0;
+    if (r->decision == UNDECIDED && r->waiting)
+        for (int pid = 0; pid < MPIR_Process.size; pid++)
+            if (r->waiting[pid])
+                send_state(pid, r);
+}
+
+void MPIR_FTMPI_commit_unexpect(MPIR_Comm * comm, uint32_t instance, uint32_t seq)
+{
+    record_t *r = find_record(comm->context_id, MPID_FT_epoch(), instance, seq);
+    if (r)
+        stop_driving(r);
+}
+
 int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes,
                       MPIR_FTMPI_shared_output_t * shared, int *commit)
 {
@@ -547,11 +627,23 @@ int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes
     int done = 0, mpi_errno;
 
     mpi_errno = vote_start(&v, comm, instance, seq, yes, shared);
-    while (mpi_errno == MPI_SUCCESS) {
+    if (mpi_errno != MPI_SUCCESS) {
+        MPIR_FTMPI_commit_unexpect(comm, instance, seq);
+        return mpi_errno;
+    }
+    /* this loop runs until the commit is decided: a member that asks this
+     * process alone may wait for it */
+    record_t *r = v.r;
+    r->driving = 1;
+    for (;;) {
         mpi_errno = vote_test(&v, &done, commit);
         if (done || mpi_errno != MPI_SUCCESS)
             break;
         MPID_Progress_test(NULL);
     }
+    if (done)
+        r->driving = 0;
+    else
+        stop_driving(r);
     return mpi_errno;
 }

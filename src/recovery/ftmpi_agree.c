@@ -23,8 +23,11 @@
  *      in K and applies it.
  *   4. A recovering process applies a DECIDE only from the process it last
  *      sent its JOIN to, while it does not know that process to be dead.
- *   5. A recovering process without a decision sends its JOIN again every
- *      JOIN_RESEND_INTERVAL, and a coordinator that decided its current
+ *   5. A recovering process without a decision sends its JOIN again,
+ *      JOIN_RESEND_FIRST after the first and twice as long after each
+ *      repeat to the same coordinator up to JOIN_RESEND_MAX (so that a
+ *      coordinator that many processes wait for, on a busy node, is not
+ *      buried in repeats), and a coordinator that decided its current
  *      epoch and is not recovering answers a JOIN of an older epoch with
  *      that DECIDE again: the protocol does not depend on one message
  *      getting through (a soak run hung with a survivor that never
@@ -80,12 +83,14 @@ static struct {
     uint8_t *decided_prev;
     uint32_t own_decision;      /* the last epoch this process decided as coordinator */
     MPL_time_t join_sent;
+    double join_resend;         /* seconds until the JOIN is sent again */
     /* made once, so that sending allocates nothing */
     uint8_t *known;             /* send_join's set */
     agree_msg_t *msg;
 } ag;
 
-#define JOIN_RESEND_INTERVAL 0.2        /* seconds */
+#define JOIN_RESEND_FIRST 0.2   /* seconds */
+#define JOIN_RESEND_MAX 3.2
 
 #define NO_JOIN UINT32_MAX
 
@@ -180,6 +185,7 @@ static void send_join(void)
     known_dead_set(ag.known);
     int again = ag.join_target == coordinator();
     ag.join_target = coordinator();
+    ag.join_resend = again ? MPL_MIN(2 * ag.join_resend, JOIN_RESEND_MAX) : JOIN_RESEND_FIRST;
     MPL_wtime(&ag.join_sent);
     MPIR_FTMPI_TRACE("agree: join coordinator %d at epoch %u%s", ag.join_target, ag.epoch,
                      again ? " again" : "");
@@ -304,7 +310,7 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
             send_join();
         else if (ag.join_target == MPIR_Process.rank && all_joined())
             decide();
-        else if (ag.join_target != MPIR_Process.rank && since(&ag.join_sent) > JOIN_RESEND_INTERVAL)
+        else if (ag.join_target != MPIR_Process.rank && since(&ag.join_sent) > ag.join_resend)
             send_join();
     }
 
