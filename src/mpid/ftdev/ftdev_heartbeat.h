@@ -1,0 +1,81 @@
+/*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * What the heartbeat thread (ftdev_heartbeat.c), the receive check
+ * (ftdev_echo.c) and the node watch (ftdev_node_watch.c) share: the
+ * thread's state, its datagrams, and what a node sees of its processes.
+ * Included by those three files only; the rest of ftdev reaches them
+ * through ftdev_failure.h.
+ */
+
+#ifndef FTDEV_HEARTBEAT_H_INCLUDED
+#define FTDEV_HEARTBEAT_H_INCLUDED
+
+#include <pthread.h>
+
+/* The heartbeat's datagrams (over its own UDP socket). */
+enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE, HB_VERIFY, HB_VERDICT };
+
+/* Why the thread holds a process failed (MPIDI_FTDEV_hb.suspected). */
+enum { HB_NOT_SUSPECTED = 0, HB_SUSPECT_SILENT, HB_SUSPECT_ENDED };
+
+/* What a node sees of one of its processes (HB_VERDICT's `state`). */
+typedef enum {
+    PROC_UNSEEN = 0,            /* not on this node, or not in its pid namespace */
+    PROC_ENDED,                 /* no such process any more, or a zombie */
+    PROC_STOPPED,               /* stopped by a signal (SIGSTOP, SIGTSTP, ...) */
+    PROC_TRACED,                /* held by a debugger (ptrace) */
+    PROC_RUNNING,               /* running, runnable, sleeping or in I/O */
+    PROC_NUM_CONDITIONS
+} MPIDI_FTDEV_proc_condition_t;
+
+typedef struct {
+    int sock;
+    pthread_t thread;
+    volatile int running;
+    uint8_t *suspected;         /* per process id, set by the thread for the main thread */
+    uint8_t *tell_launcher;     /* per process id: declared failed by this process, which
+                                 * could not see it die; the main thread tells mpiexec */
+    int news;                   /* set with a suspicion, taken by the main thread */
+    /* the thread's: processes of this node it watches end (pidfds) */
+    int watch_epoll;            /* the pidfds; -1: no watch */
+    int *watch_fd;              /* per process id; -1: none */
+    int32_t *watch_ospid;       /* per process id: the process watch_fd is of (0: none) */
+} MPIDI_FTDEV_hb_t;
+
+extern MPIDI_FTDEV_hb_t MPIDI_FTDEV_hb;
+
+/* ftdev_heartbeat.c: a datagram to process pid's thread. */
+void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state);
+/* Alive in ftdev's view and not suspected by the thread. */
+int MPIDI_FTDEV_hb_live(int pid);
+/* Marks pid failed for the main thread (why: HB_SUSPECT_*), which handles
+ * it at its next progress call. */
+void MPIDI_FTDEV_hb_suspect(int pid, int why);
+
+/* ftdev_node_watch.c: this node's view of its processes. */
+int MPIDI_FTDEV_on_my_node(int pid);
+/* The OS pid of process `pid` when this process can see it (same node,
+ * same pid namespace), else 0. */
+int32_t MPIDI_FTDEV_visible_ospid(int pid);
+MPIDI_FTDEV_proc_condition_t MPIDI_FTDEV_proc_condition(int pid);
+/* The pidfd watch of the node's processes: open (MPI_SUCCESS or
+ * MPI_ERR_NO_MEM), brought in line with ftdev's view, read (returns how
+ * many events it read), cleared of the ended, closed. */
+int MPIDI_FTDEV_watch_open(void);
+void MPIDI_FTDEV_watch_update(void);
+int MPIDI_FTDEV_watch_collect(void);
+void MPIDI_FTDEV_watch_forget_ended(void);
+void MPIDI_FTDEV_watch_close(void);
+
+/* ftdev_echo.c: the thread's side of the receive check. */
+int MPIDI_FTDEV_echo_open(int num_pids);
+void MPIDI_FTDEV_echo_close(void);
+void MPIDI_FTDEV_echo_revive(int pid);
+void MPIDI_FTDEV_echo_watch(double now, double period, double timeout);
+int32_t MPIDI_FTDEV_echo_state_of(int from);
+void MPIDI_FTDEV_echo_peer_state(int from, int32_t state, double now);
+
+#endif /* FTDEV_HEARTBEAT_H_INCLUDED */
