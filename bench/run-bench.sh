@@ -14,9 +14,8 @@
 #   ulfm       agree, shrink, revoke; SIGKILL -> shrunk          2, 4, ... <= BENCH_MAX_NP
 #   ckpt       libftmpi_ckpt checkpoint cost per MiB              2, 4
 #   aftermath  a ring's speed before and after a kill or revoke     4 (ULFM)
-#   scale      each protocol's messages and rounds, counted (no      2, 4, ... <= 128, 64
-#              timing): growth fitted, plotted                       below 8 cores
-#                                                                    (BENCH_SCALE_MAX_NP)
+#   scale      each protocol's messages and rounds, counted (no      2, 4, ... <= 128
+#              timing): growth fitted, plotted                       (BENCH_SCALE_MAX_NP)
 #   appcost    a kill at mid-run in three example applications:      2, 4
 #              recovering in place against checkpoint/restart
 #

@@ -3,9 +3,8 @@
 # FT-MPICH benchmark: how the fault-tolerance protocols grow, from counts.
 # Messages per process and rounds (the longest chain of a protocol's
 # messages) are exact at any process count, oversubscribed or not, so this
-# part runs up to BENCH_SCALE_MAX_NP processes (default 128, or 64 on fewer
-# than 8 cores; fewer when memory cannot hold them) on any machine. No
-# timing is used.
+# part runs up to BENCH_SCALE_MAX_NP processes (default 128, fewer when the
+# machine's memory cannot hold them) on any machine. No timing is used.
 #
 # Jobs (bench/scale.c), each at n = 2, 4, ..., max, with no victim, one,
 # and two killed together (ranks n/2 and n-1):
@@ -27,8 +26,7 @@ bench_setup scale
 dir=${BENCH_RAW_DIR:-$here/results}
 bench_build scale
 
-# 128 processes on fewer than 8 cores take minutes a job: 64 there
-max=${BENCH_SCALE_MAX_NP:-$([ "$cores" -ge 8 ] && echo 128 || echo 64)}
+max=${BENCH_SCALE_MAX_NP:-128}
 case $max in '' | *[!0-9]*) echo "run-scale.sh: BENCH_SCALE_MAX_NP=$max is not a process count" >&2; exit 2 ;; esac
 # about 60 MiB per process (UCX, the shared-memory segments): keep to half
 # of what is free

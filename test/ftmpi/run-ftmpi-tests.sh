@@ -184,7 +184,7 @@ run_entry() {
         left=$(left_behind "$tag")$(slurm_left_behind)
         rm -f "/dev/shm/$tag"   # the table of ftmpi_test.h's meetings, when the job died first
         # A process that the receive check made leave (a killed sender
-        # blocked its shared-memory queue: ftdev_heartbeat.c) is a second
+        # blocked its shared-memory queue: ftdev_echo.c) is a second
         # failure that a test written for one cannot expect: such a run
         # says nothing about the test, which runs once more. ft_deaf
         # (FTMPI_TEST_DEAF) is about that very exit.

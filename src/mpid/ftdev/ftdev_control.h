@@ -44,7 +44,7 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
 
 /* Tests only: FTMPI_TEST_DEAF=pid makes that process drop every control
  * message once it learned of the death of process `dead` on its node (see
- * test/ftmpi/ft_deaf.c and ftdev_heartbeat.c). */
+ * test/ftmpi/ft_deaf.c and ftdev_echo.c). */
 void MPIDI_FTDEV_ctrl_test_deaf_after(int dead);
 
 #endif /* FTDEV_CONTROL_H_INCLUDED */

@@ -52,10 +52,10 @@ void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
 /* This process was declared failed by the others: it says so and ends. */
 void MPIDI_FTDEV_fence(const char *how) __attribute__ ((noreturn));
-/* Deaths on this node (pidfds the thread holds): the main thread's look
- * at them, every MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS progress calls that
- * found nothing (a system call, so not on every one), or every
- * MPIDI_FTDEV_WATCH_CHECK_YIELDS once it yields its core on each; and
+/* Deaths on this node (ftdev_node_watch.c: pidfds the thread holds): the
+ * main thread's look at them, every MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS
+ * progress calls that found nothing (a system call, so not on every one),
+ * or every MPIDI_FTDEV_WATCH_CHECK_YIELDS once it yields its core on each; and
  * whether a pidfd of every live process but this one is held (so that any
  * of their deaths will be seen). */
 #define MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS 1024
@@ -64,7 +64,7 @@ void MPIDI_FTDEV_heartbeat_watch_check(void);
 int MPIDI_FTDEV_heartbeat_watches_every_peer(void);
 
 /* The check that this process still receives after a death on its node
- * (ftdev_heartbeat.c): started by the failure of process `dead`;
+ * (ftdev_echo.c): started by the failure of process `dead`;
  * progress's part (each call counts as one that polled UCX); and whether
  * a check is under way. */
 void MPIDI_FTDEV_echo_start(int dead);

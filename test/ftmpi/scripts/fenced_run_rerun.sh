@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # The test runner runs a test once more when a process of its run found
-# itself deaf and left (the receive check, ftdev_heartbeat.c), and says so
+# itself deaf and left (the receive check, ftdev_echo.c), and says so
 # on the test's line; a test that sets FTMPI_TEST_DEAF itself (ft_deaf) is
 # about that exit and runs once. The check is made to fire with
 # FTMPI_TEST_DEAF given to the runner, so that the entry does not set it.
