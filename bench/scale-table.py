@@ -117,33 +117,26 @@ def main():
         for n, mx, mean in sorted(beats):
             print("  n=%-4d max %.1f  mean %.1f" % (n, mx, mean))
 
-    plot(series, png, cores)
+    plot(series, png)
 
 
-def plot(series, png, cores):
-    lines = []
-    data = []
-    for (name, f), pts in sorted(series.items()):
-        if f != 1:
-            continue
-        data.append(("%s" % name, pts))
+def plot(series, png):
+    data = [(name, pts) for (name, f), pts in sorted(series.items()) if f == 1]
     if not data:
         return
     script = ["set terminal pngcairo size 1400,560 noenhanced font ',10'",
               "set output '%s'" % png,
               "set multiplot layout 1,2 title 'FT-MPICH protocols, one failure: counts (not timings)'",
               "set logscale x 2; set xlabel 'processes'; set grid; set key top left"]
+    log2 = [(p[0], 0, 0, 0) for p in data[0][1]]
     for col, title in ((2, "messages sent per process (max)"), (3, "rounds")):
         script.append("set title '%s'" % title)
         parts = ["'-' using 1:%d with linespoints lw 2 title '%s'" % (col, name)
                  for name, _ in data]
         script.append("plot " + ", ".join(parts + ["'-' using 1:(log($1)/log(2)) with lines dt 2 title 'log2(n)'"]))
-        for _, pts in data + [("log2", [(p[0], 0, 0, 0) for p in data[0][1]])]:
-            for n, s, r, _ in pts:
-                lines.append("%d %d %d" % (n, s, r))
-            script.extend(lines)
+        for pts in [pts for _, pts in data] + [log2]:
+            script.extend("%d %d %d" % (n, s, r) for n, s, r, _ in pts)
             script.append("e")
-            lines = []
     script.append("unset multiplot")
     try:
         subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True,

@@ -169,11 +169,11 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     if (length < sizeof(msg))
         return bad_message(-1, "truncated control message");
     memcpy(&msg, data, sizeof(msg));
+    if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids)
+        return bad_message(msg.from, "control message from no process of the job");
     if (header_length != sizeof(hops))
         return bad_message(msg.from, "control message without its round count");
     memcpy(&hops, header, sizeof(hops));
-    if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids)
-        return bad_message(msg.from, "control message from no process of the job");
     if (msg.type >= NUM_TYPES || owner[msg.type].handler == NULL)
         return bad_message(msg.from, "control message of an unknown type");
     MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, hops);

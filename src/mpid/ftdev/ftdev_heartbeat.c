@@ -181,7 +181,8 @@ int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
 
 int MPIDI_FTDEV_hb_live(int pid)
 {
-    return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE && !MPIDI_FTDEV_hb.suspected[pid];
+    return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
+        !MPIDI_FTDEV_hb.suspected[pid];
 }
 
 /* The next (step 1) or previous (step -1) live process on the ring, or -1. */
@@ -204,7 +205,8 @@ void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state)
     };
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
     if (c.port &&
-        sendto(MPIDI_FTDEV_hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to, sizeof(to)) > 0)
+        sendto(MPIDI_FTDEV_hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to,
+               sizeof(to)) > 0)
         MPIDI_FTDEV_count_sent(MPIDI_FTDEV_PROTO_HEARTBEAT, sizeof(m));
 }
 
@@ -374,14 +376,16 @@ static void *beat(void *arg)
                 } else if (m.kind == HB_ECHO_STATE) {
                     MPIDI_FTDEV_echo_peer_state(m.from, m.about, now_ms());
                 } else if (m.kind == HB_VERIFY && about_valid) {
-                    MPIDI_FTDEV_hb_send(m.from, HB_VERDICT, m.about, MPIDI_FTDEV_proc_condition(m.about));
+                    MPIDI_FTDEV_hb_send(m.from, HB_VERDICT, m.about,
+                                        MPIDI_FTDEV_proc_condition(m.about));
                 } else if (m.kind == HB_VERDICT && about_valid && m.about == w.pid &&
                            w.asked_at != 0 && m.state > PROC_UNSEEN &&
                            m.state < PROC_NUM_CONDITIONS) {
                     settle(&w, m.state, now_ms());
                 } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.my_pid) {
                     MPIDI_FTDEV_fence("its heartbeat went silent");
-                } else if (m.kind == HB_FAILED && about_valid && !MPIDI_FTDEV_hb.suspected[m.about]) {
+                } else if (m.kind == HB_FAILED && about_valid &&
+                           !MPIDI_FTDEV_hb.suspected[m.about]) {
                     /* one of this node: it must not run on (it would end
                      * itself if it did), and its death lets its launcher
                      * go on */
@@ -402,7 +406,8 @@ static void *beat(void *arg)
          * beat to another successor than us */
         now = now_ms();
         double silent = w.pid >= 0 ? now - MPL_MAX(w.heard, w.since) : 0;
-        if (w.pid >= 0 && !MPIDI_FTDEV_global.peer_finalizing[w.pid] && !MPIDI_FTDEV_hb.suspected[w.pid]) {
+        if (w.pid >= 0 && !MPIDI_FTDEV_global.peer_finalizing[w.pid] &&
+            !MPIDI_FTDEV_hb.suspected[w.pid]) {
             if (silent > timeout)
                 verify_suspect(&w, now, timeout);
             else if (silent > timeout / 2 && now - last_probe >= period) {
@@ -427,7 +432,8 @@ int MPIDI_FTDEV_heartbeat_start(void)
                         MPIDI_FTDEV_echo_open(MPIDI_FTDEV_global.num_pids) != MPI_SUCCESS,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIDI_FTDEV_hb.tell_launcher = MPIDI_FTDEV_hb.suspected + MPIDI_FTDEV_global.num_pids;
-    MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER,
+                        "**nomem");
     /* every process of the node is watched when MPI_Init returns, not from
      * whenever the new thread first gets a core */
     MPIDI_FTDEV_watch_update();
@@ -483,7 +489,8 @@ void MPIDI_FTDEV_heartbeat_failures(void)
     char how[96];
     /* (progress calls this on every call once a job outlived a failure:
      * the processes are looked at only when the thread has news) */
-    if (MPIDI_FTDEV_hb.suspected == NULL || !__atomic_exchange_n(&MPIDI_FTDEV_hb.news, 0, __ATOMIC_ACQ_REL))
+    if (MPIDI_FTDEV_hb.suspected == NULL ||
+        !__atomic_exchange_n(&MPIDI_FTDEV_hb.news, 0, __ATOMIC_ACQ_REL))
         return;
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
         /* even when another survivor's notice came first */

@@ -127,7 +127,8 @@ static int open_pidfd(int32_t ospid)
 
 static int32_t ospid_to_watch(int pid)
 {
-    if (pid == MPIDI_FTDEV_global.my_pid || !MPIDI_FTDEV_hb_live(pid) || MPIDI_FTDEV_global.peer_finalizing[pid])
+    if (pid == MPIDI_FTDEV_global.my_pid || !MPIDI_FTDEV_hb_live(pid) ||
+        MPIDI_FTDEV_global.peer_finalizing[pid])
         return 0;
     return MPIDI_FTDEV_visible_ospid(pid);
 }
