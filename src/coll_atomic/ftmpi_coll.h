@@ -17,7 +17,6 @@
 #ifndef FTMPI_COLL_H_INCLUDED
 #define FTMPI_COLL_H_INCLUDED
 
-#include "ftmpi_coll_pre.h"
 
 enum {
     MPIR_FTMPI_BARRIER, MPIR_FTMPI_BCAST, MPIR_FTMPI_GATHER, MPIR_FTMPI_GATHERV,
@@ -73,6 +72,31 @@ int MPIR_FTMPI_coll_run(const MPIR_FTMPI_coll_t * c, const MPIR_FTMPI_form_t * f
                         void *scratch);
 
 /* ---- blanks (ftmpi_coll_blank.c) ---------------------------------------- */
+
+/* What the layer keeps in each communicator, made at its first collective
+ * and held in the device's slot for it (MPID_FT_comm_coll_slot). */
+typedef struct MPIR_FTMPI_coll_comm {
+    /* The live ranks of a communicator with blanks, as of recovery epoch
+     * `epoch` (valid when `known`): how many, which (in rank order), each
+     * rank's rank among them (-1 for a blank), and the communicator of
+     * just those, made at the first collective that needs it. */
+    int known;
+    uint32_t epoch;
+    int nlive;
+    int *live_ranks;
+    int *live_rank_of;
+    struct MPIR_Comm *live;
+    /* ATOMIC: in epoch seq_epoch, the instance number the members agreed
+     * on for this communicator (valid when instance_known) and the
+     * collectives started on it */
+    uint32_t seq_epoch;
+    int instance_known;
+    uint32_t instance;
+    uint32_t seq;
+} MPIR_FTMPI_coll_comm_t;
+
+/* comm's state; NULL when there is no memory for it. */
+MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_coll_state(struct MPIR_Comm *comm);
 
 /* The live-rank view of comm for the current epoch. */
 MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_live_view(struct MPIR_Comm *comm);

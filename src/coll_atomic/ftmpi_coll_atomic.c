@@ -310,8 +310,12 @@ static int agree_instance(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t * s)
 
 static int sequence_of(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t ** seq)
 {
-    MPIR_FTMPI_coll_comm_t *s = MPID_FT_comm_coll(comm);
+    MPIR_FTMPI_coll_comm_t *s = MPIR_FTMPI_coll_state(comm);
     uint32_t epoch = MPID_FT_epoch();
+
+    if (s == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
     /* survivors may have counted differently before a recovery (a failure
      * refuses a collective on some processes before it starts) */
     if (s->seq_epoch != epoch) {

@@ -29,12 +29,26 @@ static void forget_live_ranks(MPIR_FTMPI_coll_comm_t * v)
     v->live_ranks = v->live_rank_of = NULL;
 }
 
+MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_coll_state(MPIR_Comm * comm)
+{
+    void **slot = MPID_FT_comm_coll_slot(comm);
+    if (unlikely(*slot == NULL))
+        *slot = MPL_calloc(1, sizeof(MPIR_FTMPI_coll_comm_t), MPL_MEM_COMM);
+    return *slot;
+}
+
+/* The view of a communicator whose state could not be allocated: not
+ * known, so MPIR_FTMPI_blank_translate fails with no memory. */
+static MPIR_FTMPI_coll_comm_t unknown_view;
+
 MPIR_FTMPI_coll_comm_t *MPIR_FTMPI_live_view(MPIR_Comm * comm)
 {
-    MPIR_FTMPI_coll_comm_t *v = MPID_FT_comm_coll(comm);
+    MPIR_FTMPI_coll_comm_t *v = MPIR_FTMPI_coll_state(comm);
     uint32_t epoch = MPID_FT_epoch();
     int n = comm->local_size, nlive = 0;
 
+    if (unlikely(v == NULL))
+        return &unknown_view;
     if (likely(v->known && v->epoch == epoch))
         return v;
 
@@ -96,15 +110,18 @@ static int make_live_comm(MPIR_Comm * comm, MPIR_FTMPI_coll_comm_t * v)
 
 void MPIR_FTMPI_coll_comm_free(MPIR_Comm * comm)
 {
-    MPIR_FTMPI_coll_comm_t *v = MPID_FT_comm_coll(comm);
+    void **slot = MPID_FT_comm_coll_slot(comm);
+    MPIR_FTMPI_coll_comm_t *v = *slot;
 
+    if (v == NULL)
+        return;
     /* a recovery destroys live communicators on its own (reference count
      * zero) */
     if (v->live && v->epoch == MPID_FT_epoch() && MPIR_Object_get_ref(v->live) > 0)
         MPIR_Comm_release(v->live);
-    v->live = NULL;
     forget_live_ranks(v);
-    v->known = 0;
+    MPL_free(v);
+    *slot = NULL;
 }
 
 /* ---- rewriting a call -------------------------------------------------------- */

@@ -218,7 +218,8 @@ static int keep_result(record_t * r, const void *result, size_t len)
     if (len > r->result_capacity) {
         void *bigger = MPL_realloc(r->result_mem, len + MPIR_FTMPI_COPY_ALIGN - 1, MPL_MEM_COLL);
         if (bigger == NULL)
-            return MPI_ERR_NO_MEM;
+            return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                        MPI_ERR_OTHER, "**nomem", 0);
         r->result_mem = bigger;
         r->result_capacity = len;
     }
@@ -259,9 +260,9 @@ static void commit_message(int from, const void *buf, size_t len)
     record_t *r = find_record(m.context_id, m.epoch, m.instance, m.seq);
     if (r == NULL)
         return drop_message(from, "out of memory");
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s %d (round %u) from %d", m.context_id, m.epoch,
-                     m.instance, m.seq, m.type == VOTE ? "vote" : m.type == QUERY ? "query" :
-                     "state", m.value, m.round, from);
+    MPID_FT_TRACE("commit %x/%u/%u/%u: %s %d (round %u) from %d", m.context_id, m.epoch,
+                  m.instance, m.seq, m.type == VOTE ? "vote" : m.type == QUERY ? "query" :
+                  "state", m.value, m.round, from);
     switch (m.type) {
         case VOTE:
             r->rounds_heard |= 1u << m.round;
@@ -285,8 +286,8 @@ static void commit_message(int from, const void *buf, size_t len)
                     return drop_message(from, "shared output of the wrong length");
                 if (keep_result(r, result, result_len) != MPI_SUCCESS)
                     return drop_message(from, "out of memory for the shared output");
-                MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: output (%zu bytes) from %d", m.context_id,
-                                 m.epoch, m.instance, m.seq, result_len, from);
+                MPID_FT_TRACE("commit %x/%u/%u/%u: output (%zu bytes) from %d", m.context_id,
+                              m.epoch, m.instance, m.seq, result_len, from);
             }
             /* decisions are unanimous: a member that knows one ends the
              * asker's termination protocol, whoever else has not answered */
@@ -363,8 +364,8 @@ static void send_round(MPIR_FTMPI_vote_t * v)
     int value = v->yes && v->r->all_yes;
 
     send_msg(MPID_FT_comm_local_pid(comm, to), VOTE, v->r, v->sent, value);
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: round %d: sends %d to rank %d", v->r->context_id,
-                     v->r->epoch, v->r->instance, v->r->seq, v->sent, value, to);
+    MPID_FT_TRACE("commit %x/%u/%u/%u: round %d: sends %d to rank %d", v->r->context_id,
+                  v->r->epoch, v->r->instance, v->r->seq, v->sent, value, to);
     v->sent++;
 }
 
@@ -406,12 +407,12 @@ static int start_termination(MPIR_FTMPI_vote_t * v)
     if (lowest != comm->rank && lowest < comm->local_size && !v->asked_everyone) {
         r->delegate = MPID_FT_comm_local_pid(comm, lowest);
         r->delegate_answer = NO_ANSWER;
-        MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks rank %d",
-                         r->context_id, r->epoch, r->instance, r->seq, r->sealed, lowest);
+        MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks rank %d",
+                      r->context_id, r->epoch, r->instance, r->seq, r->sealed, lowest);
         send_msg(r->delegate, QUERY, r, 0, 0);
     } else {
-        MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks everyone",
-                         r->context_id, r->epoch, r->instance, r->seq, r->sealed);
+        MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks everyone",
+                      r->context_id, r->epoch, r->instance, r->seq, r->sealed);
         v->asked_everyone = 1;
         ask_everyone(v);
     }
@@ -479,15 +480,15 @@ static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance
     v->failures_checked = MPID_FT_failure_count() - 1;
     for (v->rounds = 0; (1 << v->rounds) < comm->local_size; v->rounds++);
     if (shared) {
-        MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, part %s, shared output of %zu bytes "
-                         "(no votes)", v->r->context_id, v->r->epoch, instance, seq,
-                         yes ? "succeeded" : "failed", shared->len);
+        MPID_FT_TRACE("commit %x/%u/%u/%u: starts, part %s, shared output of %zu bytes "
+                      "(no votes)", v->r->context_id, v->r->epoch, instance, seq,
+                      yes ? "succeeded" : "failed", shared->len);
         mpi_errno = shared_start(v);
         MPIR_ERR_CHECK(mpi_errno);
         goto fn_exit;
     }
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: starts, votes %s, %d rounds", v->r->context_id,
-                     v->r->epoch, instance, seq, yes ? "yes" : "no", v->rounds);
+    MPID_FT_TRACE("commit %x/%u/%u/%u: starts, votes %s, %d rounds", v->r->context_id,
+                  v->r->epoch, instance, seq, yes ? "yes" : "no", v->rounds);
     if (!yes) {
         abort_early(v);
     } else if (v->rounds > 0) {
@@ -549,8 +550,8 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     *commit = r->decision == COMMIT;
     if (*commit && v->shared && !v->yes && v->shared->len)
         memcpy(v->shared->packed, r->result, v->shared->len);
-    MPIR_FTMPI_TRACE("commit %x/%u/%u/%u: %s", r->context_id, r->epoch, r->instance, r->seq,
-                     *commit ? "COMMIT" : "ABORT");
+    MPID_FT_TRACE("commit %x/%u/%u/%u: %s", r->context_id, r->epoch, r->instance, r->seq,
+                  *commit ? "COMMIT" : "ABORT");
     /* those that asked while this process was undecided may wait for a
      * member that cannot answer them (seen: one that had voted no and gone
      * into recovery); this decision ends their wait */

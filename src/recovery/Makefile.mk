@@ -7,7 +7,7 @@ mpi_core_sources += src/ftmpi/recovery/ftmpi_modes.c \
                     src/ftmpi/recovery/ftmpi_agree.c \
                     src/ftmpi/recovery/ftmpi_recover.c \
                     src/ftmpi/recovery/ftmpi_failure.c \
-                    src/ftmpi/recovery/ftmpi_trace.c
+                    src/ftmpi/recovery/ftmpi_hand_down.c
 
 errnames_txt_files += src/ftmpi/recovery/errnames.txt
 

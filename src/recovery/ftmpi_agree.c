@@ -168,8 +168,8 @@ static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, c
     memcpy(m->sets, a, ag.nbytes);
     memcpy(m->sets + ag.nbytes, b, ag.nbytes);
     if (MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len) != MPI_SUCCESS)
-        MPIR_FTMPI_TRACE("agree: %s to %d could not be sent", kind == MSG_JOIN ? "join" :
-                         "decide", to);
+        MPID_FT_TRACE("agree: %s to %d could not be sent", kind == MSG_JOIN ? "join" :
+                      "decide", to);
 }
 
 static void known_dead_set(uint8_t * set)
@@ -187,8 +187,8 @@ static void send_join(void)
     ag.join_target = coordinator();
     ag.join_resend = again ? MPL_MIN(2 * ag.join_resend, JOIN_RESEND_MAX) : JOIN_RESEND_FIRST;
     MPL_wtime(&ag.join_sent);
-    MPIR_FTMPI_TRACE("agree: join coordinator %d at epoch %u%s", ag.join_target, ag.epoch,
-                     again ? " again" : "");
+    MPID_FT_TRACE("agree: join coordinator %d at epoch %u%s", ag.join_target, ag.epoch,
+                  again ? " again" : "");
     if (ag.join_target == MPIR_Process.rank)
         note_join(MPIR_Process.rank, ag.epoch, ag.world_dead);
     else
@@ -221,8 +221,8 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from);
         return;
     }
-    MPIR_FTMPI_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
-                     m->epoch, from);
+    MPID_FT_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
+                  m->epoch, from);
     if (m->kind == MSG_JOIN) {
         /* failures the sender knows of and this process does not */
         for (int p = 0; p < ag.n; p++)
@@ -231,7 +231,7 @@ static void agree_message(int from, const void *buf, size_t len)
         /* it missed this coordinator's decision of the current epoch */
         if (!ag.recovering && ag.own_decision == ag.epoch && ag.epoch > 0 &&
             m->epoch < ag.epoch) {
-            MPIR_FTMPI_TRACE("agree: decide epoch %u again for %d", ag.epoch, from);
+            MPID_FT_TRACE("agree: decide epoch %u again for %d", ag.epoch, from);
             send_msg(from, MSG_DECIDE, ag.epoch, ag.decided_dead, ag.decided_prev);
             return;
         }
@@ -268,7 +268,7 @@ static void decide(void)
     ag.decided = 1;
     ag.decided_epoch = ag.best_epoch + 1;
     ag.own_decision = ag.decided_epoch;
-    MPIR_FTMPI_TRACE("agree: decides epoch %u", ag.decided_epoch);
+    MPID_FT_TRACE("agree: decides epoch %u", ag.decided_epoch);
     known_dead_set(ag.decided_dead);
     memcpy(ag.decided_prev, ag.best_world_dead, ag.nbytes);
     for (int p = 0; p < ag.n; p++)

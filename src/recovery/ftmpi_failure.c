@@ -4,26 +4,44 @@
  * FT-MPICH: the FT-MPI state machine (recovery layer).
  *
  * Failure intake and what the application can see of it: the process
- * state (NO_FAILURES / FAILURE_RECOGNIZED), the errors communication
- * returns, and the FTMPI_NUM_FAILED_PROCS / FTMPI_ERROR_FAILURE
- * attributes. The transport reports each failed process once.
+ * state, the errors communication returns, and the FTMPI_NUM_FAILED_PROCS /
+ * FTMPI_ERROR_FAILURE attributes. The device reports each failed process
+ * once and keeps the one record of who failed (MPID_FT_proc_state,
+ * MPID_FT_failure_log); this layer keeps only the state and what the
+ * attributes show.
  */
 
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 #include "mpi-ext.h"
 
+static const char *const state_names[] = {
+    [MPIR_FTMPI_NO_FAILURES] = "NO_FAILURES",
+    [MPIR_FTMPI_FAILURE_RECOGNIZED] = "FAILURE_RECOGNIZED",
+    [MPIR_FTMPI_RECOVERING] = "RECOVERING",
+};
+
 static struct {
-    uint8_t *known;             /* bitmap of every process known to have failed */
-    int *failed;                /* the same, in the order they were learned */
-    int num_failed;
-    int num_unhandled;          /* known failures no recovery has handled */
+    MPIR_FTMPI_state_t state;
     int ever_failed;            /* a failure was learned of (replacements do not undo it) */
     /* FTMPI_ERROR_FAILURE: a code, and the MPI_COMM_WORLD ranks it lists */
     int failure_code;
     int *listed;
     int num_listed;
-} ft = {.failure_code = MPI_SUCCESS };
+} ft = {.state = MPIR_FTMPI_NO_FAILURES,.failure_code = MPI_SUCCESS };
+
+void MPIR_FTMPI_set_state(MPIR_FTMPI_state_t to, const char *why)
+{
+    if (to == ft.state)
+        return;
+    MPID_FT_TRACE("state: %s -> %s (%s)", state_names[ft.state], state_names[to], why);
+    ft.state = to;
+}
+
+MPIR_FTMPI_state_t MPIR_FTMPI_state(void)
+{
+    return ft.state;
+}
 
 static void list_ranks(const int *ranks, int n, char *buf, size_t len)
 {
@@ -53,51 +71,30 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
         MPID_Abort(NULL, MPI_SUCCESS, 1, msg);
     }
 
-    if (ft.known == NULL) {
-        ft.known = MPL_calloc((MPIR_Process.size + 7) / 8, 1, MPL_MEM_OTHER);
-        ft.failed = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
-        /* a process that cannot tell who is dead cannot take part in a
-         * recovery: it leaves, and the others recover from it too */
-        if (ft.known == NULL || ft.failed == NULL)
-            MPID_Abort(NULL, MPI_SUCCESS, 1, "FT-MPICH: out of memory to record a failure");
-    }
-    MPIR_FTMPI_EVENT("failure pid=%d how=\"%s\"", pid, how);
-    ft.known[pid / 8] |= (uint8_t) (1 << (pid % 8));
-    ft.failed[ft.num_failed++] = pid;
-    ft.num_unhandled++;
+    MPID_FT_EVENT("failure pid=%d how=\"%s\"", pid, how);
     ft.ever_failed = 1;
+    /* a failure during a recovery is handled by it or left pending */
+    if (ft.state == MPIR_FTMPI_NO_FAILURES)
+        MPIR_FTMPI_set_state(MPIR_FTMPI_FAILURE_RECOGNIZED, how);
 
     /* Without recovery (IGNORE) the attributes describe every failure so
      * far; otherwise the last recovery sets them. */
-    if (!MPIR_FTMPI_halts_on_failure())
-        MPIR_FTMPI_set_last_failures(ft.failed, ft.num_failed);
-}
-
-void MPIR_FTMPI_revive(int pid)
-{
-    int i, j;
-    if (!MPIR_FTMPI_known_dead(pid))
-        return;
-    ft.known[pid / 8] &= (uint8_t) ~(1 << (pid % 8));
-    for (i = j = 0; i < ft.num_failed; i++)
-        if (ft.failed[i] != pid)
-            ft.failed[j++] = ft.failed[i];
-    ft.num_failed = j;
+    if (!MPIR_FTMPI_halts_on_failure()) {
+        const int *pids;
+        int n = MPID_FT_failure_log(&pids);
+        MPIR_FTMPI_set_last_failures(pids, n);
+    }
 }
 
 int MPIR_FTMPI_known_dead(int pid)
 {
-    return ft.known && ((ft.known[pid / 8] >> (pid % 8)) & 1);
-}
-
-void MPIR_FTMPI_failures_handled(int still_unhandled)
-{
-    ft.num_unhandled = still_unhandled;
+    MPID_FT_proc_state_t state = MPID_FT_proc_state(pid);
+    return state == MPID_FT_PROC_FAILED || state == MPID_FT_PROC_BLANK;
 }
 
 int MPIR_FTMPI_failure_pending(void)
 {
-    return ft.num_unhandled > 0;
+    return ft.state != MPIR_FTMPI_NO_FAILURES;
 }
 
 int MPIR_FTMPI_returns_failure(int errcode)
@@ -129,7 +126,9 @@ int MPIR_FTMPI_failure_error(int pid)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     errclass, "**ftmpi_procfail", "**ftmpi_procfail %d", pid);
     char ranks[256];
-    list_ranks(ft.failed, ft.num_failed, ranks, sizeof(ranks));
+    const int *pids;
+    int n = MPID_FT_failure_log(&pids);
+    list_ranks(pids, n, ranks, sizeof(ranks));
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                 MPI_ERR_OTHER, "**ftmpi_halted", "**ftmpi_halted %s", ranks);
 }

@@ -126,7 +126,6 @@ static int launcher_combination(char *msg, size_t len)
 
 int MPIR_FTMPI_read_modes(char *msg, size_t len)
 {
-    MPIR_FTMPI_trace_open();
     for (size_t i = 0; i < N_MODE_VARS; i++) {
         const mode_var_t *v = &mode_vars[i];
         const char *env = getenv(v->variable);
@@ -176,16 +175,6 @@ int MPIR_FTMPI_compare_modes(const MPIR_FTMPI_modes_t * theirs, int pid, char *m
         }
     }
     return 0;
-}
-
-void MPIR_FTMPI_exit_at_init(const char *msg)
-{
-    if (msg) {
-        fprintf(stderr, "%s\n", msg);
-        fflush(stderr);
-    }
-    MPIR_pmi_finalize();
-    exit(1);
 }
 
 int MPIR_FTMPI_ulfm(void)

@@ -20,7 +20,6 @@
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 
-static int in_recovery;
 static int restarted;           /* this process replaced a failed one (REBUILD) */
 
 static int dead(const uint8_t * set, int pid)
@@ -178,13 +177,13 @@ static int recover(void)
 
     MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
 
-    in_recovery = 1;
-    MPIR_FTMPI_TRACE("recover: starts");
-    MPIR_FTMPI_EVENT("recovery-begin");
+    MPIR_FTMPI_set_state(MPIR_FTMPI_RECOVERING, "recovery starts");
+    MPID_FT_TRACE("recover: starts");
+    MPID_FT_EVENT("recovery-begin");
   agree:
     mpi_errno = MPIR_FTMPI_agree(&epoch, &dead_set, &prev, &decider);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIR_FTMPI_TRACE("recover: agreed on epoch %u", epoch);
+    MPID_FT_TRACE("recover: agreed on epoch %u", epoch);
 
     /* what this recovery handled, in MPI_COMM_WORLD's ranks before it (a
      * rebuilt world had no dead, but a rebuild that had to start over did
@@ -197,21 +196,21 @@ static int recover(void)
     MPID_FT_destroy_windows();
     destroy_comms();
     destroy_groups();
-    MPIR_FTMPI_TRACE("recover: objects destroyed");
+    MPID_FT_TRACE("recover: objects destroyed");
     mpi_errno = MPID_FT_begin_epoch(epoch, dead_set,
                                         MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_BLANK);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_SHRINK) {
         mpi_errno = shrink_world(dead_set);
         MPIR_ERR_CHECK(mpi_errno);
-        MPIR_FTMPI_TRACE("recover: world shrunk");
+        MPID_FT_TRACE("recover: world shrunk");
     } else if (rebuild) {
         mpi_errno = MPID_FT_rebuild_world(epoch, dead_set, decider, &again);
         MPIR_ERR_CHECK(mpi_errno);
         if (again)
             goto agree;
         MPIR_FTMPI_agree_world_rebuilt();
-        MPIR_FTMPI_TRACE("recover: world rebuilt");
+        MPID_FT_TRACE("recover: world rebuilt");
     }
     /* a failure can interrupt a nonblocking collective that only some
      * processes had started: the world's schedule tags start over */
@@ -221,17 +220,18 @@ static int recover(void)
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (MPIR_FTMPI_known_dead(pid) && !dead(dead_set, pid))
             unhandled++;
-    MPIR_FTMPI_failures_handled(unhandled);
-    in_recovery = 0;
+    MPIR_FTMPI_set_state(unhandled ? MPIR_FTMPI_FAILURE_RECOGNIZED : MPIR_FTMPI_NO_FAILURES,
+                         unhandled ? "recovered; failures since remain" : "recovered");
 
     mpi_errno = call_world_delete_callbacks();
-    MPIR_FTMPI_TRACE("recover: done");
+    MPID_FT_TRACE("recover: done");
 
   fn_exit:
-    in_recovery = 0;
+    if (MPIR_FTMPI_state() == MPIR_FTMPI_RECOVERING)
+        MPIR_FTMPI_set_state(MPIR_FTMPI_FAILURE_RECOGNIZED, "recovery failed");
     MPL_free(ranks);
-    MPIR_FTMPI_EVENT("recovery-end rc=%d size=%d", mpi_errno,
-                     MPIR_Process.comm_world->local_size);
+    MPID_FT_EVENT("recovery-end rc=%d size=%d", mpi_errno,
+                  MPIR_Process.comm_world->local_size);
     return mpi_errno;
   fn_fail:
     goto fn_exit;
@@ -242,7 +242,7 @@ void MPIR_FTMPI_joined(uint32_t epoch, const int *replaced, int n)
     MPIR_FTMPI_agree_start_at(epoch);
     MPIR_FTMPI_set_last_failures(replaced, n);
     restarted = 1;
-    MPIR_FTMPI_EVENT("joined epoch=%u", epoch);
+    MPID_FT_EVENT("joined epoch=%u", epoch);
 }
 
 int MPIR_FTMPI_restarted_node(void)
@@ -258,7 +258,7 @@ int MPIR_FTMPI_comm_dup_hook(MPIR_Comm * comm_ptr, MPI_Comm * newcomm, int *mpi_
     if (MPIR_FTMPI_failure_pending()) {
         *mpi_errno = recover();
         *newcomm = MPI_COMM_WORLD;
-        MPIR_FTMPI_EVENT("resume how=comm_dup");
+        MPID_FT_EVENT("resume how=comm_dup");
         return 1;
     }
     if (*newcomm == FT_MPI_CHECK_RECOVER) {
@@ -274,13 +274,13 @@ int MPIR_FTMPI_auto_recover(const char *fcname, int errcode)
     int mpi_errno;
 
     if (MPIR_FTMPI_modes.recovery != FTMPI_RECOVERY_MODE_AUTO || MPIR_FTMPI_aborts_on_failure() ||
-        in_recovery || !MPIR_FTMPI_failure_pending() ||
+        MPIR_FTMPI_state() != MPIR_FTMPI_FAILURE_RECOGNIZED ||
         MPIR_ERR_GET_CLASS(errcode) != MPI_ERR_OTHER)
         return 0;
     mpi_errno = recover();
     if (mpi_errno != MPI_SUCCESS)
         errcode = mpi_errno;
-    MPIR_FTMPI_EVENT("resume how=errhandler");
+    MPID_FT_EVENT("resume how=errhandler");
     MPIR_Err_return_comm(MPIR_Process.comm_world, fcname, errcode);
     return 1;
 }

@@ -3,9 +3,10 @@
  *
  * FT-MPICH: the FT-MPI state machine (recovery layer).
  *
- * What the transport (ftdev) and MPICH's patched core ask of the recovery
- * layer. Processes are named by their process id (pid): the original
- * MPI_COMM_WORLD rank, which the transport carries in every message.
+ * What MPICH's patched core asks of the recovery layer, and what the
+ * recovery layer hands the device (ftmpi_hand_down.c). Processes are
+ * named by their process id (pid): the original MPI_COMM_WORLD rank,
+ * which the transport carries in every message.
  */
 
 #ifndef FTMPI_RECOVERY_H_INCLUDED
@@ -13,31 +14,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ftmpi_coll_pre.h"
-
-/* ---- tracing (ftmpi_trace.c) --------------------------------------------- */
-
-/* A line on stderr for a protocol step when MPIR_CVAR_FTMPI_TRACE is set,
- * and a "step" event in the trace file when there is one. */
-void MPIR_FTMPI_trace(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
-#define MPIR_FTMPI_TRACE(...)                                           \
-    do {                                                                \
-        if (unlikely(MPIR_CVAR_FTMPI_TRACE || MPIR_FTMPI_trace_events)) \
-            MPIR_FTMPI_trace(__VA_ARGS__);                              \
-    } while (0)
-
-/* Opens the trace file (MPIR_CVAR_FTMPI_TRACE_FILE) during MPI_Init and
- * writes the "init" event. */
-void MPIR_FTMPI_trace_open(void);
-/* A timestamped event in the trace file: "NAME [KEY=VALUE ...]", formatted.
- * Costs a test of a global when no file is written. */
-extern int MPIR_FTMPI_trace_events;
-void MPIR_FTMPI_event(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
-#define MPIR_FTMPI_EVENT(...)                           \
-    do {                                                \
-        if (unlikely(MPIR_FTMPI_trace_events))          \
-            MPIR_FTMPI_event(__VA_ARGS__);              \
-    } while (0)
 
 /* ---- modes (ftmpi_modes.c) ---------------------------------------------- */
 
@@ -66,12 +42,6 @@ int MPIR_FTMPI_describe(char *buf, size_t len);
  * nonzero. */
 int MPIR_FTMPI_compare_modes(const MPIR_FTMPI_modes_t * theirs, int pid, char *msg, size_t len);
 
-/* Ends this process during MPI_Init, the same way on every process of a
- * job whose configuration is refused: prints msg (when not NULL) as one
- * line, leaves PMI cleanly so that the launcher does not kill anyone, and
- * exits with status 1. */
-void MPIR_FTMPI_exit_at_init(const char *msg);
-
 /* FTMPI_RECOVERY_MODE=ulfm or MPIR_CVAR_ENABLE_FT=1: ULFM's rules, no
  * FT-MPI recovery, communication between survivors goes on. */
 int MPIR_FTMPI_ulfm(void);
@@ -87,23 +57,28 @@ int MPIR_FTMPI_halts_on_failure(void);
 
 /* ---- failures (ftmpi_failure.c) --------------------------------------- */
 
-/* REBUILD: process `pid` was replaced; the failure of the process it had is
- * forgotten. */
-void MPIR_FTMPI_revive(int pid);
+/* The process's FT-MPI state. */
+typedef enum {
+    MPIR_FTMPI_NO_FAILURES,     /* every failure known was handled by a recovery */
+    MPIR_FTMPI_FAILURE_RECOGNIZED,      /* a failure no recovery handled yet */
+    MPIR_FTMPI_RECOVERING       /* in a recovery (ftmpi_recover.c) */
+} MPIR_FTMPI_state_t;
 
-/* The transport learned that process `pid` failed (each pid once). Ends
- * the job in ABORT mode; otherwise records it and moves this process to
- * FAILURE_RECOGNIZED. `how` says how it was learned, for messages. */
+/* The one place the state changes; each change is traced with `why`. */
+void MPIR_FTMPI_set_state(MPIR_FTMPI_state_t to, const char *why);
+MPIR_FTMPI_state_t MPIR_FTMPI_state(void);
+
+/* The device learned that process `pid` failed (each pid once; its
+ * `failed` event). Ends the job in ABORT mode; otherwise moves this
+ * process to FAILURE_RECOGNIZED. `how` says how it was learned. */
 void MPIR_FTMPI_record_failure(int pid, const char *how);
 
-/* Whether process `pid` is known to have failed. */
+/* Whether process `pid` is known to have failed (the device's record). */
 int MPIR_FTMPI_known_dead(int pid);
 
-/* This process has recognized a failure that no recovery has handled. */
+/* This process has recognized a failure that no recovery has handled
+ * (FAILURE_RECOGNIZED, or RECOVERING). */
 int MPIR_FTMPI_failure_pending(void);
-
-/* After a recovery: how many known failures it did not handle. */
-void MPIR_FTMPI_failures_handled(int still_unhandled);
 
 /* FTMPI_NUM_FAILED_PROCS and FTMPI_ERROR_FAILURE now describe these
  * MPI_COMM_WORLD ranks. */
@@ -175,7 +150,12 @@ int MPIR_FTMPI_comm_dup_hook(struct MPIR_Comm *comm_ptr, MPI_Comm * newcomm, int
  * errcode without calling a handler); returns 0 when not applicable. */
 int MPIR_FTMPI_auto_recover(const char *fcname, int errcode);
 
-/* What recovery and the collectives need from the device: mpid_ft.h. */
+/* Hands the device the job's policy and the layers' events (mpid_ft.h);
+ * MPI_Init, before MPID_Init. */
+void MPIR_FTMPI_hand_down(void);
+
+/* What recovery and the collectives need from the device (tracing
+ * included): mpid_ft.h. */
 #include "mpid_ft.h"
 
 #endif /* FTMPI_RECOVERY_H_INCLUDED */

@@ -58,6 +58,11 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
  * (0 for an intracommunicator's own group). */
 int MPIR_ULFM_first_member(struct MPIR_Comm *comm, int remote);
 
+/* The device gave a freed communicator's context id back to MPICH (its
+ * context_released event): the records of that communicator's agreements
+ * go. */
+void MPIR_ULFM_context_released(uint32_t context_id);
+
 /* A nonblocking ULFM operation (iagree, ishrink), placed first in the
  * operation's own allocation: progress calls step until it returns 1,
  * having set the user's outputs and the request's status; then the

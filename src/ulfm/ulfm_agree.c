@@ -67,7 +67,7 @@
  * after its communicator was freed (a takeover coordinator's QUERY). The
  * key names the communicator by its context id, which a later
  * communicator can get; the device holds the id of a freed communicator
- * that ran an agreement for a while (MPID_FT_on_context_released), so a
+ * that ran an agreement for a while (its context_released event), so a
  * message naming it cannot be about a newer communicator here, and the
  * records go when the id is given back.
  */
@@ -217,7 +217,7 @@ static void forget_older(uint32_t context_id, uint32_t seq)
  * records of that communicator's agreements (kept to answer late queries
  * while the id was held) go. An intercommunicator's records are keyed by
  * both groups' ids; this process's own is in the half of its group. */
-static void context_released(uint32_t context_id)
+void MPIR_ULFM_context_released(uint32_t context_id)
 {
     instance_t **p = &instances;
     while (*p) {
@@ -328,9 +328,9 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from);
         return;
     }
-    MPIR_FTMPI_TRACE("agree %#x/%u: %s from process %d", m->context_id, m->seq,
-                     m->kind == MSG_CONTRIB ? "contribution" : m->kind == MSG_DECIDE ?
-                     "decision" : "query", from);
+    MPID_FT_TRACE("agree %#x/%u: %s from process %d", m->context_id, m->seq,
+                  m->kind == MSG_CONTRIB ? "contribution" : m->kind == MSG_DECIDE ?
+                  "decision" : "query", from);
 
     switch (m->kind) {
         case MSG_CONTRIB:
@@ -369,7 +369,6 @@ __attribute__ ((constructor))
 static void register_channel(void)
 {
     MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message);
-    MPID_FT_on_context_released(context_released);
 }
 
 static int member_alive(const instance_t * in, int r)
@@ -496,11 +495,11 @@ static int try_decide(instance_t * in)
     }
     adopt(in, in->flag_and, raise, absent, NULL);
     MPL_free(absent);
-    MPIR_FTMPI_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
-                     (unsigned) in->flag[0], in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
+    MPID_FT_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
+                  (unsigned) in->flag[0], in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
     if (in->high_group < (int) in->size)
-        MPIR_FTMPI_TRACE("agree %#x/%u: decided the high group's flag %#x", in->context_id,
-                         in->seq, (unsigned) in->flag[1]);
+        MPID_FT_TRACE("agree %#x/%u: decided the high group's flag %#x", in->context_id,
+                      in->seq, (unsigned) in->flag[1]);
     return 1;
 }
 
@@ -564,8 +563,8 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     ag->seq = seq;
     ag->coordinator = -1;
     ag->and_words = and_words;
-    MPIR_FTMPI_TRACE("agree %#x/%u: enter with flag %#x%s", key, seq,
-                     (unsigned) flag, in->in_tree ? " (tree)" : "");
+    MPID_FT_TRACE("agree %#x/%u: enter with flag %#x%s", key, seq,
+                  (unsigned) flag, in->in_tree ? " (tree)" : "");
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -584,8 +583,8 @@ static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
             in->coordinator_pid = in->own_pid;
             if (c != 0) {
                 /* taking over: someone may hold a decision already */
-                MPIR_FTMPI_TRACE("agree %#x/%u: coordinator after a failure, asking",
-                                 ag->context_id, ag->seq);
+                MPID_FT_TRACE("agree %#x/%u: coordinator after a failure, asking",
+                              ag->context_id, ag->seq);
                 for (int r = 0; r < (int) in->size; r++)
                     if (r != me)
                         send_msg(in->pids[r], MSG_QUERY, in, 0);
@@ -628,8 +627,8 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
     if (!in->decided) {
         if (in->in_tree && MPID_FT_failure_count() != in->failures_seen &&
             (in->failures_seen = MPID_FT_failure_count(), any_member_failed(in))) {
-            MPIR_FTMPI_TRACE("agree %#x/%u: a member failed, leaving the tree", ag->context_id,
-                             ag->seq);
+            MPID_FT_TRACE("agree %#x/%u: a member failed, leaving the tree", ag->context_id,
+                          ag->seq);
             in->in_tree = 0;
         }
         if (in->in_tree)

@@ -124,8 +124,8 @@ typedef struct {
 static int shrink_round(shrink_op_t * op)
 {
     int offered = MPIR_Context_offer(op->offer, OFFER_IDS << op->rounds);
-    MPIR_FTMPI_TRACE("shrink %#x: round %d, offers %d context ids", op->comm->context_id,
-                     op->rounds, offered);
+    MPID_FT_TRACE("shrink %#x: round %d, offers %d context ids", op->comm->context_id,
+                  op->rounds, offered);
     int mpi_errno = MPIR_ULFM_agree_start(op->comm, 1, op->offer, MPIR_MAX_CONTEXT_MASK, &op->ag);
     if (mpi_errno != MPI_SUCCESS)
         MPIR_Context_return_offered(op->offer, 0);
@@ -167,16 +167,16 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
     /* no survivor in the other group: MPI_COMM_NULL, as MPI_Comm_create gives */
     if (left_out || (inter && nremote == 0))
         own = 0;
-    MPIR_FTMPI_TRACE("shrink %#x: decided, %d + %d of %d + %d members, context id %#x",
-                     comm->context_id, nlocal, nremote, comm->local_size,
-                     inter ? comm->remote_size : 0, (unsigned) own);
+    MPID_FT_TRACE("shrink %#x: decided, %d + %d of %d + %d members, context id %#x",
+                  comm->context_id, nlocal, nremote, comm->local_size,
+                  inter ? comm->remote_size : 0, (unsigned) own);
     int kept = MPIR_Context_return_offered(op->offer, own);
     /* a survivor's offer holds every id of the AND; one that finds its
      * own missing was left out, as was one absent itself */
     if (left_out || (own != 0 && !kept)) {
-        MPIR_FTMPI_TRACE("shrink %#x: %s", comm->context_id, left_out ?
-                         "this process was left out as failed" :
-                         "the agreed context id is not among this process's offers");
+        MPID_FT_TRACE("shrink %#x: %s", comm->context_id, left_out ?
+                      "this process was left out as failed" :
+                      "the agreed context id is not among this process's offers");
         MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_PROC_FAILED, "**ulfm_shrink");
     }
     if (own == 0)
@@ -184,7 +184,7 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
     mpi_errno = build_comm(comm, local, nlocal, inter ? remote : NULL, nremote, own, other,
                            &op->newcomm);
     if (mpi_errno != MPI_SUCCESS)
-        MPIR_FTMPI_TRACE("shrink %#x: building the new communicator failed", comm->context_id);
+        MPID_FT_TRACE("shrink %#x: building the new communicator failed", comm->context_id);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:

@@ -24,13 +24,17 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_ucx_log.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_recovery.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_rebuild.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_rejoin.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_launcher.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_datatype.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_op.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_part.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_spawn.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_win.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_ulfm.c \
-                    src/mpid/ch4/netmod/ftdev/ftdev_services.c
+                    src/mpid/ch4/netmod/ftdev/ftdev_services.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_upcalls.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_trace.c
 
 errnames_txt_files += src/mpid/ch4/netmod/ftdev/errnames.txt
 

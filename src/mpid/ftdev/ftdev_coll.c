@@ -32,7 +32,7 @@ int MPID_FT_proc_is_blank(int pid)
     return pid >= 0 && MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_BLANK;
 }
 
-MPIR_FTMPI_coll_comm_t *MPID_FT_comm_coll(MPIR_Comm * comm)
+void **MPID_FT_comm_coll_slot(MPIR_Comm * comm)
 {
     return &MPIDI_FTDEV_COMM(comm).coll;
 }

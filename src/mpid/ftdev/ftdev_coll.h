@@ -13,10 +13,10 @@
 #ifndef FTDEV_COLL_H_INCLUDED
 #define FTDEV_COLL_H_INCLUDED
 
-#include "ftmpi_coll.h"
 
 #define MPID_COLL_DIVERT(comm_) \
-    (unlikely(MPIDI_FTDEV_global.coll_divert) && MPIR_FTMPI_coll_diverts(comm_))
+    (unlikely(MPIDI_FTDEV_global.coll_divert) && MPIDI_FTDEV_global.events.coll_diverts && \
+     MPIDI_FTDEV_global.events.coll_diverts(comm_))
 
 /* ftdev runs one VCI and never reads a communicator's sequence number:
  * committing one broadcasts none (comm-seq-unused-no-broadcast.patch). */

@@ -79,13 +79,6 @@ static int build_pid_map(MPIR_Comm * comm)
 #define HELD_CONTEXT_IDS 32
 static MPIR_Context_id_t held_context[HELD_CONTEXT_IDS];
 static int num_held, oldest_held;
-static MPID_FT_context_released_t context_released_cb;
-
-void MPID_FT_on_context_released(MPID_FT_context_released_t cb)
-{
-    context_released_cb = cb;
-}
-
 int MPIDI_FTDEV_context_is_held(uint32_t context_id)
 {
     for (int i = 0; i < num_held; i++)
@@ -96,11 +89,11 @@ int MPIDI_FTDEV_context_is_held(uint32_t context_id)
 
 static void release_context(MPIR_Context_id_t context_id)
 {
-    MPIR_FTMPI_TRACE("comm free: context id %#x given back", context_id);
+    MPID_FT_TRACE("comm free: context id %#x given back", context_id);
     if (MPIDI_FTDEV_global.worker)
         MPIDI_FTDEV_drain_context(context_id);
-    if (context_released_cb)
-        context_released_cb(context_id);
+    if (MPIDI_FTDEV_global.events.context_released)
+        MPIDI_FTDEV_global.events.context_released(context_id);
     MPIR_Free_contextid(context_id);
 }
 
@@ -194,11 +187,11 @@ static int drop_leftover_messages(MPIR_Comm * comm)
      * keeps old messages apart by the epoch in the tag (RESET) or on
      * purpose for the survivors (CONT); only ULFM and IGNORE hand a freed
      * id to whatever communicator MPICH allocates next */
-    if (MPIDI_FTDEV_global.worker == NULL || MPIR_FTMPI_halts_on_failure() ||
+    if (MPIDI_FTDEV_global.worker == NULL || MPIDI_FTDEV_global.policy.halts_on_failure ||
         (!comm->revoked && !has_failed_peer(comm)))
         return 0;
-    MPIR_FTMPI_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
-                     "messages is dropped", comm->recvcontext_id);
+    MPID_FT_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
+                  "messages is dropped", comm->recvcontext_id);
     MPIDI_FTDEV_drain_context(comm->recvcontext_id);
     return 1;
 }
@@ -206,7 +199,8 @@ static int drop_leftover_messages(MPIR_Comm * comm)
 int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
-    MPIR_FTMPI_coll_comm_free(comm);
+    if (MPIDI_FTDEV_global.events.comm_freed)
+        MPIDI_FTDEV_global.events.comm_freed(comm);
     int left_behind = drop_leftover_messages(comm);
     /* a communicator of its own: MPICH frees no id for node-level and
      * intercommunicators' local ones */

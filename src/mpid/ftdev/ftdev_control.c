@@ -64,8 +64,8 @@ static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
     if (is_channel_message(&out->msg))
         channel_in_flight[out->msg.pid]--;
     if (status != UCS_OK)
-        MPIR_FTMPI_TRACE("control message (type %d) not delivered: %s", out->msg.type,
-                         ucs_status_string(status));
+        MPID_FT_TRACE("control message (type %d) not delivered: %s", out->msg.type,
+                      ucs_status_string(status));
     else
         tell_sent(out->to, &out->msg, out->len);
     MPL_free(out);

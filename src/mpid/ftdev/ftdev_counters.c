@@ -105,7 +105,7 @@ void MPIDI_FTDEV_counters_trace(void)
 {
     for (int i = 0; i < MPIDI_FTDEV_NUM_PROTOS; i++)
         if (msgs_sent[i] || msgs_received[i])
-            MPIR_FTMPI_TRACE("counters %s: sent %llu msgs %llu B, received %llu msgs %llu B, "
-                             "rounds %llu", proto_name[i], msgs_sent[i], bytes_sent[i],
-                             msgs_received[i], bytes_received[i], rounds[i]);
+            MPID_FT_TRACE("counters %s: sent %llu msgs %llu B, received %llu msgs %llu B, "
+                          "rounds %llu", proto_name[i], msgs_sent[i], bytes_sent[i],
+                          msgs_received[i], bytes_received[i], rounds[i]);
 }

@@ -67,8 +67,8 @@ static void echo_ask(int after)
     __atomic_store_n(&echo.peer, peer, __ATOMIC_RELAXED);
     __atomic_store_n(&echo.seq, seq, __ATOMIC_RELEASE);
     MPL_wtime(&echo.asked_at);
-    MPIR_FTMPI_TRACE("echo: check %u asks process %d whether this process still receives", seq,
-                     peer);
+    MPID_FT_TRACE("echo: check %u asks process %d whether this process still receives", seq,
+                  peer);
     MPIDI_FTDEV_send_ctrl(peer, MPIDI_FTDEV_CTRL_ECHO, MPIDI_FTDEV_global.my_pid, &seq,
                           sizeof(seq), NULL);
     MPIDI_FTDEV_global.progress_checks = 1;
@@ -118,7 +118,7 @@ static void echo_reply(int from, int about, const void *payload, size_t len)
     uint32_t seq = echo_number(from, "answer", payload, len);
     if (seq != 0 && seq == echo.seq && from == echo.peer) {
         __atomic_store_n(&echo.heard, seq, __ATOMIC_RELEASE);
-        MPIR_FTMPI_TRACE("echo: check %u answered by process %d", seq, from);
+        MPID_FT_TRACE("echo: check %u answered by process %d", seq, from);
     }
 }
 
@@ -226,7 +226,8 @@ int MPIDI_FTDEV_echo_open(int num_pids)
 {
     echo.answered = MPL_calloc(2 * num_pids, sizeof(uint32_t), MPL_MEM_OTHER);
     if (echo.answered == NULL)
-        return MPI_ERR_NO_MEM;
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
     echo.received = echo.answered + num_pids;
     return MPI_SUCCESS;
 }

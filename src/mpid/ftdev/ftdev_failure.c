@@ -116,7 +116,7 @@ static int involves(MPIR_Request * req, int dead_pid)
         return comm_has_pid(coll_comm, dead_pid);
     /* ULFM: a wildcard receive waits; MPICH's waits report the failure
      * as pending until it is acknowledged (MPID_Comm_AS_enabled) */
-    return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIR_FTMPI_ulfm() &&
+    return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIDI_FTDEV_global.policy.ulfm &&
         comm_has_pid(req->comm, dead_pid);
 }
 
@@ -128,7 +128,7 @@ static int involves(MPIR_Request * req, int dead_pid)
  * the recovery after which they can complete. */
 static int ends_now(MPIR_Request * req, int dead_pid)
 {
-    if (!MPIR_FTMPI_halts_on_failure())
+    if (!MPIDI_FTDEV_global.policy.halts_on_failure)
         return involves(req, dead_pid);
     if (!MPIDI_FTDEV_global.unmatched_bits)
         return 1;
@@ -159,7 +159,7 @@ static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid, int er
         for (; req; req = next) {
             next = MPIDI_FTDEV_REQ(req).next;
             if (ends(req, dead_pid))
-                fail_request(req, err != MPI_SUCCESS ? err : MPIR_FTMPI_failure_error(dead_pid),
+                fail_request(req, err != MPI_SUCCESS ? err : MPIDI_FTDEV_failure_error(dead_pid),
                              dead_pid);
         }
     }
@@ -254,13 +254,14 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
         return;
     }
 
-    MPIR_FTMPI_TRACE("failure: process %d (%s)", pid, how);
+    MPID_FT_TRACE("failure: process %d (%s)", pid, how);
     MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
     MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
     MPIDI_FTDEV_global.num_refusal_causes++;
     MPIDI_FTDEV_forget_failure(pid);    /* an earlier process with this pid */
     MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
-    MPIR_FTMPI_record_failure(pid, how);
+    if (MPIDI_FTDEV_global.events.failed)
+        MPIDI_FTDEV_global.events.failed(pid, how);
     MPIDI_FTDEV_global.progress_checks = 1;
 
     MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, NULL,
@@ -334,13 +335,13 @@ int MPIDI_FTDEV_launcher_list_needed(void)
      * handled before anything waits on mpiexec */
     MPIDI_FTDEV_heartbeat_failures();
     if (MPIDI_FTDEV_global.is_replacement) {
-        MPIR_FTMPI_TRACE("failure notice: the launcher's list is not fetched (it names the "
-                         "ranks of another process group)");
+        MPID_FT_TRACE("failure notice: the launcher's list is not fetched (it names the "
+                      "ranks of another process group)");
         return 0;
     }
     if (MPIDI_FTDEV_heartbeat_watches_every_peer()) {
-        MPIR_FTMPI_TRACE("failure notice: the launcher's list is not fetched (every live "
-                         "process is watched on this node)");
+        MPID_FT_TRACE("failure notice: the launcher's list is not fetched (every live "
+                      "process is watched on this node)");
         return 0;
     }
     return 1;
@@ -350,14 +351,14 @@ int MPIDI_FTDEV_launcher_list_needed(void)
 
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide)
 {
-    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
-        return MPIR_FTMPI_failure_error(-1);
+    if (MPIDI_FTDEV_halted())
+        return MPIDI_FTDEV_failure_error(-1);
     if (comm && unlikely(comm->revoked))
         return MPIDI_FTDEV_revoked_error();
     if (av) {
         switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
             case MPIDI_FTDEV_PEER_FAILED:
-                return MPIR_FTMPI_failure_error(MPIDI_FTDEV_AV(av).pid);
+                return MPIDI_FTDEV_failure_error(MPIDI_FTDEV_AV(av).pid);
             case MPIDI_FTDEV_PEER_BLANK:
                 return MPIDI_FTDEV_BLANK_PEER;
         }
@@ -371,13 +372,13 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
 
 int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 {
-    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
-        return MPIR_FTMPI_failure_error(-1);
+    if (MPIDI_FTDEV_halted())
+        return MPIDI_FTDEV_failure_error(-1);
     if (target < 0)
         return MPIDI_FTDEV_refuse_coll(win->comm_ptr);
     int pid = MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(win->comm_ptr, target)).pid;
     return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE ? MPI_SUCCESS :
-        MPIR_FTMPI_failure_error(pid);
+        MPIDI_FTDEV_failure_error(pid);
 }
 
 int MPIDI_FTDEV_progress_checks(void)
@@ -392,12 +393,12 @@ int MPIDI_FTDEV_progress_checks(void)
         if (err != MPI_SUCCESS)
             return err;
     }
-    int pending = MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending();
+    int pending = MPIDI_FTDEV_halted();
 
     /* CONT keeps the application's requests pending across a failure; its
      * waits and tests return MPI_ERR_OTHER until the survivors recover */
     if (pending && MPIDI_FTDEV_global.unmatched_bits && MPID_in_application_wait)
-        return MPIR_FTMPI_failure_error(-1);
+        return MPIDI_FTDEV_failure_error(-1);
     if (MPIDI_FTDEV_global.rma_watch_win) {
         int err = MPIDI_FTDEV_rma_refuse(MPIDI_FTDEV_global.rma_watch_win,
                                          MPIDI_FTDEV_global.rma_watch_target);
@@ -436,11 +437,11 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
 
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)
 {
-    if (MPIR_FTMPI_halts_on_failure() && MPIR_FTMPI_failure_pending())
-        return MPIR_FTMPI_failure_error(-1);
+    if (MPIDI_FTDEV_halted())
+        return MPIDI_FTDEV_failure_error(-1);
     if (comm->revoked)
         return MPIDI_FTDEV_revoked_error();
 
     int pid = MPIDI_FTDEV_comm_failed_member(comm);
-    return pid < 0 ? MPI_SUCCESS : MPIR_FTMPI_failure_error(pid);
+    return pid < 0 ? MPI_SUCCESS : MPIDI_FTDEV_failure_error(pid);
 }

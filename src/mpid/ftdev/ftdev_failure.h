@@ -108,7 +108,7 @@ void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void);
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_comm_wide_traffic(int context_offset, int tag)
 {
     return context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */ &&
-        (tag < 0 || !(tag & MPIR_TAG_COLL_BIT) || MPIR_FTMPI_halts_on_failure());
+        (tag < 0 || !(tag & MPIR_TAG_COLL_BIT) || MPIDI_FTDEV_global.policy.halts_on_failure);
 }
 
 /* The error an operation gets after a failure, or MPI_SUCCESS: with av
@@ -130,7 +130,7 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
         if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {          \
             int refused_ = (check_);                            \
             if (refused_ == MPIDI_FTDEV_BLANK_PEER)             \
-                refused_ = MPIR_FTMPI_failure_error(-1);        \
+                refused_ = MPIDI_FTDEV_failure_error(-1);       \
             if (refused_ != MPI_SUCCESS)                        \
                 return refused_;                                \
         }                                                       \

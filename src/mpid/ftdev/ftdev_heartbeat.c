@@ -147,7 +147,7 @@ static uint64_t own_pid_namespace(void)
 int MPIDI_FTDEV_heartbeat_enabled(void)
 {
     return MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT > 0 && MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD > 0 &&
-        !MPIR_FTMPI_aborts_on_failure();
+        !MPIDI_FTDEV_global.policy.aborts_on_failure;
 }
 
 int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
@@ -304,8 +304,8 @@ static void settle(watch_t * w, int cond, double now)
         if (cond == PROC_TRACED)
             fprintf(stderr, "FT-MPICH: process %d is held by a debugger; it is silent but not "
                     "declared failed\n", w->pid);
-        MPIR_FTMPI_TRACE("heartbeat: process %d silent for %d ms but %s: not failed", w->pid,
-                         MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, condition_name[cond]);
+        MPID_FT_TRACE("heartbeat: process %d silent for %d ms but %s: not failed", w->pid,
+                      MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, condition_name[cond]);
     }
 }
 
@@ -319,9 +319,9 @@ static void verify_suspect(watch_t * w, double now, double timeout)
             settle(w, cond, now);
             return;
         }
-        MPIR_FTMPI_TRACE("heartbeat: process %d silent for %.0f ms; %d process(es) of its node "
-                         "asked", w->pid, now - MPL_MAX(w->heard, w->since),
-                         ask_node_mates(w->pid));
+        MPID_FT_TRACE("heartbeat: process %d silent for %.0f ms; %d process(es) of its node "
+                      "asked", w->pid, now - MPL_MAX(w->heard, w->since),
+                      ask_node_mates(w->pid));
         w->asked_at = now;
     } else if (now - w->asked_at > timeout / 2) {
         declare_failed(w->pid, "its node does not answer for it either");
@@ -480,7 +480,7 @@ static void tell_launcher(int pid)
         return;
     snprintf(key, sizeof(key), "PMI_declared_failed_%d", pid);
     if (MPIR_pmi_kvs_get(-1, key, val, sizeof(val)) != MPI_SUCCESS)
-        MPIR_FTMPI_TRACE("heartbeat: the launcher was not told of process %d", pid);
+        MPID_FT_TRACE("heartbeat: the launcher was not told of process %d", pid);
 }
 
 /* The main thread's part, from progress: failures the thread noticed. */

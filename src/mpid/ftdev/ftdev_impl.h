@@ -14,11 +14,12 @@
 #include "ftdev_types.h"
 #include "mpidch4r.h"
 #include "ch4_impl.h"
-#include "ftmpi_recovery.h"
+#include "ftdev_upcalls.h"
 #include "ftdev_control.h"
 #include "ftdev_failure.h"
 #include "ftdev_coll.h"
 #include "ftdev_rebuild.h"
+#include "ftdev_launcher.h"
 #include "ftdev_ulfm.h"
 
 #define MPIDI_FTDEV_REQ(req)   ((req)->dev.ch4.netmod.ftdev)

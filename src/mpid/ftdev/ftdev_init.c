@@ -102,7 +102,7 @@ static char settings_error[256];
  * address. */
 typedef struct {
     int32_t settings_valid;
-    MPIR_FTMPI_modes_t modes;
+    int32_t modes[MPID_FT_MODES_WORDS];
     MPIDI_FTDEV_hb_contact_t heartbeat;
 } business_card_t;
 
@@ -148,8 +148,9 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
                          MPIDI_FTDEV_MAX_PROCS);
     MPIR_ERR_CHKANDJUMP(MPIDI_global.n_vcis != 1, mpi_errno, MPI_ERR_OTHER, "**ftdev_vcis");
     MPIDI_FTDEV_counters_register();
-    if (!MPIR_FTMPI_read_modes(settings_error, sizeof(settings_error)))
-        settings_error[0] = 0;
+    MPIDI_FTDEV_policy_in_force();
+    MPID_FT_trace_open();
+    snprintf(settings_error, sizeof(settings_error), "%s", MPIDI_FTDEV_global.policy.refused);
     if (!settings_error[0])
         check_yield_setting(settings_error, sizeof(settings_error));
 
@@ -175,8 +176,8 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIDI_FTDEV_global.epoch = 0;
     MPIDI_FTDEV_global.epoch_bits = 0;
     MPIDI_FTDEV_global.unmatched_bits =
-        MPIR_FTMPI_modes.msg == FTMPI_MSG_MODE_CONT ? MPIDI_FTDEV_EPOCH_MASK : 0;
-    MPIDI_FTDEV_global.coll_divert = MPIR_FTMPI_modes.coll == FTMPI_COLL_MODE_ATOMIC;
+        MPIDI_FTDEV_global.policy.keeps_messages ? MPIDI_FTDEV_EPOCH_MASK : 0;
+    MPIDI_FTDEV_global.coll_divert = MPIDI_FTDEV_global.policy.atomic_collectives;
     MPIDI_FTDEV_global.peer_reqs = MPL_calloc(MPIR_Process.size, sizeof(MPIR_Request *),
                                               MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_global.peer_reqs == NULL, mpi_errno, MPI_ERR_OTHER,
@@ -252,13 +253,13 @@ static void check_everyones_modes(void *table, int bc_len)
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
         if (!card->settings_valid)
-            MPIR_FTMPI_exit_at_init(pid == MPIDI_FTDEV_global.my_pid ? settings_error : NULL);
+            MPIDI_FTDEV_exit_at_init(pid == MPIDI_FTDEV_global.my_pid ? settings_error : NULL);
     }
     for (int pid = 1; pid < MPIR_Process.size; pid++) {
         const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
-        if (memcmp(&card->modes, &card0->modes, sizeof(card->modes))) {
-            MPIR_FTMPI_compare_modes(&card->modes, pid, msg, sizeof(msg));
-            MPIR_FTMPI_exit_at_init(MPIDI_FTDEV_global.my_pid == 0 ? msg : NULL);
+        if (memcmp(card->modes, card0->modes, sizeof(card->modes))) {
+            MPIDI_FTDEV_modes_differ(card->modes, pid, msg, sizeof(msg));
+            MPIDI_FTDEV_exit_at_init(MPIDI_FTDEV_global.my_pid == 0 ? msg : NULL);
         }
     }
 }
@@ -310,7 +311,7 @@ int MPIDI_FTDEV_init_world(void)
     MPIR_ERR_CHECK(mpi_errno);
     if (MPIDI_FTDEV_global.is_replacement) {
         if (settings_error[0])
-            MPIR_FTMPI_exit_at_init(settings_error);
+            MPIDI_FTDEV_exit_at_init(settings_error);
         mpi_errno = MPIDI_FTDEV_rejoin();
         goto fn_exit;
     }
@@ -319,7 +320,7 @@ int MPIDI_FTDEV_init_world(void)
     business_card_t *card = MPL_malloc(card_len, MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     card->settings_valid = settings_error[0] == 0;
-    card->modes = MPIR_FTMPI_modes;
+    memcpy(card->modes, MPIDI_FTDEV_global.policy.modes, sizeof(card->modes));
     card->heartbeat = MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank];
     memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
     mpi_errno = MPIDU_bc_table_create(MPIR_Process.rank, MPIR_Process.size,
@@ -336,7 +337,7 @@ int MPIDI_FTDEV_init_world(void)
         mpi_errno = MPIDI_FTDEV_create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
         MPIR_ERR_CHECK(mpi_errno);
         /* only a rebuild hands addresses on */
-        if (MPIR_FTMPI_modes.comm == FTMPI_COMM_MODE_REBUILD) {
+        if (MPIDI_FTDEV_global.policy.rebuilds) {
             mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1,
                                                  bc_len - sizeof(business_card_t));
             MPIR_ERR_CHECK(mpi_errno);

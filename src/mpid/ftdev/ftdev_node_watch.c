@@ -237,7 +237,8 @@ int MPIDI_FTDEV_watch_open(void)
     MPIDI_FTDEV_hb.watch_fd = MPL_malloc(n * sizeof(int), MPL_MEM_OTHER);
     MPIDI_FTDEV_hb.watch_ospid = MPL_calloc(n, sizeof(int32_t), MPL_MEM_OTHER);
     if (MPIDI_FTDEV_hb.watch_fd == NULL || MPIDI_FTDEV_hb.watch_ospid == NULL)
-        return MPI_ERR_NO_MEM;
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
     for (int pid = 0; pid < n; pid++)
         MPIDI_FTDEV_hb.watch_fd[pid] = -1;
     /* no pidfd_open (Linux before 5.3): detection as before */

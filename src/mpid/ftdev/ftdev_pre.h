@@ -12,7 +12,6 @@
 #define FTDEV_PRE_H_INCLUDED
 
 #include <ucp/api/ucp.h>
-#include "ftmpi_coll_pre.h"
 
 /* Context UCX allocates in front of every ucp request it hands us
  * (ucp_params.request_size). req is cleared when the MPI request has been
@@ -69,8 +68,8 @@ typedef struct {
      * recovery that destroys them */
     struct MPIR_Comm *next;
     struct MPIR_Comm *prev;
-    /* collectives under failure (src/ftmpi/coll_atomic) */
-    MPIR_FTMPI_coll_comm_t coll;
+    /* the collective layer's state (MPID_FT_comm_coll_slot) */
+    void *coll;
     /* ULFM: failures of members acknowledged (MPIX_Comm_ack_failed), and
      * the last agreement's sequence number */
     int num_acked;

@@ -3,17 +3,16 @@
  *
  * FT-MPICH: ch4 netmod "ftdev".
  *
- * REBUILD (ftdev_rebuild.c): what start-up, failure handling and the
- * recovery layer call. MPID_FT_rebuild_world, the recovery layer's entry
- * point, is declared with the device interface in ftmpi_recovery.h.
+ * REBUILD: what start-up, failure handling and the recovery layer call,
+ * and the protocol's messages, which the survivors' side
+ * (ftdev_rebuild.c) and the replacement's side (ftdev_rejoin.c) share.
+ * MPID_FT_rebuild_world, the recovery layer's entry point, is declared
+ * with the device interface in mpid_ft.h; the launcher's part is in
+ * ftdev_launcher.h.
  */
 
 #ifndef FTDEV_REBUILD_H_INCLUDED
 #define FTDEV_REBUILD_H_INCLUDED
-
-/* In MPID_Init right after PMI start-up: a process the launcher started to
- * replace a failed one becomes that rank of the original job. */
-int MPIDI_FTDEV_take_over_replaced_rank(void);
 
 /* init_world of a replacement: joins the survivors through the coordinator
  * of the rebuild instead of the start-up address exchange. */
@@ -25,5 +24,59 @@ int MPIDI_FTDEV_replacement_ep_failed(int pid);
 
 int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep);
 int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len);
+
+/* ---- the protocol's messages (MPIDI_FTDEV_CTRL_REBUILD) ------------------ */
+
+enum {
+    MPIDI_FTDEV_RB_READY = 1,   /* survivor -> coordinator: in the new epoch */
+    MPIDI_FTDEV_RB_HELLO,       /* replacement -> coordinator: its address */
+    MPIDI_FTDEV_RB_WELCOME,     /* coordinator -> replacement: the whole world */
+    MPIDI_FTDEV_RB_REBUILT      /* coordinator -> survivor: the replacements */
+};
+
+/* an entry's process; LEAVING: alive but in MPI_Finalize, where it told
+ * the others so before the replacement existed */
+enum {
+    MPIDI_FTDEV_RB_ALIVE = 0,
+    MPIDI_FTDEV_RB_DEAD,
+    MPIDI_FTDEV_RB_REPLACED,
+    MPIDI_FTDEV_RB_LEAVING
+};
+
+typedef struct {
+    uint32_t kind;
+    uint32_t epoch;
+    uint32_t count;             /* entries that follow */
+    uint32_t pad;
+    int32_t modes[MPID_FT_MODES_WORDS]; /* the sender's */
+} MPIDI_FTDEV_rb_msg_t;
+
+typedef struct {
+    int32_t pid;
+    uint32_t state;             /* MPIDI_FTDEV_RB_ALIVE, ... */
+    uint32_t address_len;       /* bytes of worker address that follow, padded to 8 */
+    int32_t node;               /* WELCOME: its node in MPIR_Process.node_map */
+    MPIDI_FTDEV_hb_contact_t heartbeat;
+} MPIDI_FTDEV_rb_entry_t;
+
+/* The protocol's state, allocated at its first use (MPI_ERR_NO_MEM when it
+ * cannot be). */
+int MPIDI_FTDEV_rb_alloc_state(void);
+
+size_t MPIDI_FTDEV_rb_entry_size(size_t address_len);
+const MPIDI_FTDEV_rb_entry_t *MPIDI_FTDEV_rb_next_entry(const MPIDI_FTDEV_rb_entry_t * e);
+/* Writes an entry at e (its node from MPIR_Process.node_map); returns the
+ * place of the next one. */
+MPIDI_FTDEV_rb_entry_t *MPIDI_FTDEV_rb_put_entry(MPIDI_FTDEV_rb_entry_t * e, int pid, int state,
+                                                 const void *address, size_t len,
+                                                 const MPIDI_FTDEV_hb_contact_t * heartbeat);
+/* A message of `kind` with room for entries_len bytes of entries and this
+ * process's modes; *len its whole length. NULL without memory. */
+MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_new_msg(uint32_t kind, uint32_t epoch, size_t entries_len,
+                                             size_t *len);
+int MPIDI_FTDEV_rb_send(int to, MPIDI_FTDEV_rb_msg_t * m, size_t len);
+/* The last WELCOME or REBUILT received, when it is of that kind and epoch;
+ * else NULL. */
+const MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_received(uint32_t kind, uint32_t epoch);
 
 #endif /* FTDEV_REBUILD_H_INCLUDED */

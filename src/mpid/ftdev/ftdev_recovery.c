@@ -145,7 +145,7 @@ int MPIDI_FTDEV_drain_stale(int pending)
             MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
         return 1;
     }
-    if (MPIR_FTMPI_halts_on_failure())
+    if (MPIDI_FTDEV_global.policy.halts_on_failure)
         return 0;
     if (MPIDI_FTDEV_global.finalizing) {
         /* Its communicators are gone and it takes part in no collective
@@ -201,7 +201,7 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
      * communicator: MPI_COMM_WORLD, which survives, counts from 0 again in
      * the new world (where a replacement counts from 0) */
     MPIDIG_COMM(MPIR_Process.comm_world, window_instance) = 0;
-    MPIR_FTMPI_TRACE("epoch: %u begins", epoch);
+    MPID_FT_TRACE("epoch: %u begins", epoch);
     MPIDI_FTDEV_global.epoch = epoch;
     MPIDI_FTDEV_global.epoch_bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
         MPIDI_FTDEV_EPOCH_MASK;

@@ -57,6 +57,12 @@ MPID_FT_proc_state_t MPID_FT_proc_state(int pid)
     }
 }
 
+int MPID_FT_failure_log(const int **pids)
+{
+    *pids = MPIDI_FTDEV_global.failure_log;
+    return MPIDI_FTDEV_global.failure_log_len;
+}
+
 unsigned MPID_FT_failure_count(void)
 {
     return (unsigned) MPIDI_FTDEV_global.failures_learned;

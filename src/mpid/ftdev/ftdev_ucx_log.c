@@ -46,13 +46,13 @@ static ucs_log_func_rc_t hold_back_dead_peer_errors(const char *file, unsigned l
         vsnprintf(ucx_log.first, sizeof(ucx_log.first), message, copy);
         va_end(copy);
     }
-    MPIR_FTMPI_TRACE("ucx: held back %s:%u %s", file, line, ucx_log.first);
+    MPID_FT_TRACE("ucx: held back %s:%u %s", file, line, ucx_log.first);
     return UCS_LOG_FUNC_RC_STOP;
 }
 
 void MPIDI_FTDEV_ucx_log_hold_back(void)
 {
-    if (MPIR_FTMPI_aborts_on_failure())
+    if (MPIDI_FTDEV_global.policy.aborts_on_failure)
         return;
     /* handlers pushed later run first, before UCX's own printing one */
     ucs_log_push_handler(hold_back_dead_peer_errors);

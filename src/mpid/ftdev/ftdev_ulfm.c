@@ -115,8 +115,8 @@ int MPIDI_FTDEV_comm_failure_ack(MPIR_Comm * comm)
     if (mpi_errno != MPI_SUCCESS)
         return mpi_errno;
     MPIDI_FTDEV_COMM(comm).num_acked = num_failed_members(comm);
-    MPIR_FTMPI_TRACE("ack: %d failure(s) of communicator %#x", MPIDI_FTDEV_COMM(comm).num_acked,
-                     comm->context_id);
+    MPID_FT_TRACE("ack: %d failure(s) of communicator %#x", MPIDI_FTDEV_COMM(comm).num_acked,
+                  comm->context_id);
     return MPI_SUCCESS;
 }
 
@@ -150,7 +150,7 @@ int MPID_Comm_ack_failed(MPIR_Comm * comm, int num_to_ack, int *num_acked)
     if (want > MPIDI_FTDEV_COMM(comm).num_acked)
         MPIDI_FTDEV_COMM(comm).num_acked = want;
     *num_acked = MPIDI_FTDEV_COMM(comm).num_acked;
-    MPIR_FTMPI_TRACE("ack: %d failure(s) of communicator %#x", *num_acked, comm->context_id);
+    MPID_FT_TRACE("ack: %d failure(s) of communicator %#x", *num_acked, comm->context_id);
     return MPI_SUCCESS;
 }
 
@@ -182,7 +182,7 @@ int MPIDI_FTDEV_request_is_anysource(MPIR_Request * req)
 int MPIDI_FTDEV_request_is_pending_failure(MPIR_Request * req)
 {
     /* a blocking receive ends with the failure; a nonblocking one waits */
-    return MPIR_FTMPI_ulfm() && req->kind == MPIR_REQUEST_KIND__RECV &&
+    return MPIDI_FTDEV_global.policy.ulfm && req->kind == MPIR_REQUEST_KIND__RECV &&
         !MPIDI_FTDEV_REQ(req).blocking;
 }
 
@@ -216,8 +216,8 @@ int MPIDI_FTDEV_comm_revoke(MPIR_Comm * comm, int is_remote)
     if (comm->revoked)
         return MPI_SUCCESS;
     revoke_here(comm);
-    MPIR_FTMPI_TRACE("revoke: communicator %#x (%s)", comm->context_id,
-                     is_remote ? "told by a member" : "revoked here");
+    MPID_FT_TRACE("revoke: communicator %#x (%s)", comm->context_id,
+                  is_remote ? "told by a member" : "revoked here");
 
     if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
         /* every member of the remote group, directly: the binomial graph

@@ -3,11 +3,13 @@
  *
  * FT-MPICH: the device's fault-tolerance services to the layers above it.
  *
- * MPIR-level code (src/ftmpi/ulfm today) reaches the device only through
- * these functions and MPICH's own MPID_ ones (MPID_Comm_failure_ack, ...),
- * as MPIR code does: no MPIDI_FTDEV_ name is used above the device.
- * Processes are named by their process id (pid), their rank in the
- * MPI_COMM_WORLD the job started with.
+ * MPIR-level code (src/ftmpi/...) reaches the device only through these
+ * functions and MPICH's own MPID_ ones (MPID_Comm_failure_ack, ...), as
+ * MPIR code does: no MPIDI_FTDEV_ name is used above the device. The
+ * device reaches the layers above only through what they hand it: a
+ * policy and a table of events, before MPI_Init starts it. Processes are
+ * named by their process id (pid), their rank in the MPI_COMM_WORLD the
+ * job started with.
  */
 
 #ifndef MPID_FT_H_INCLUDED
@@ -18,6 +20,81 @@
 
 struct MPIR_Comm;
 struct MPIR_Group;
+
+/* ---- what the layers above hand the device ------------------------------- */
+
+/* How many words the job's modes take in MPID_FT_policy_t. */
+#define MPID_FT_MODES_WORDS 4
+
+/* The job's fault-tolerance policy, decided above the device from the
+ * job's modes and fixed for the whole run. */
+typedef struct {
+    int ulfm;                   /* ULFM's rules: survivors go on communicating */
+    int aborts_on_failure;      /* a failure ends the job */
+    int halts_on_failure;       /* after a failure every call fails until a recovery */
+    int keeps_messages;         /* messages outlive a recovery (FT-MPI CONT) */
+    int atomic_collectives;     /* collectives are diverted to the layers above */
+    int rebuilds;               /* failed processes are replaced (REBUILD) */
+    /* the modes themselves: every process of a job must have the same */
+    int32_t modes[MPID_FT_MODES_WORDS];
+    /* why this process's settings are refused; empty when they are not */
+    char refused[256];
+} MPID_FT_policy_t;
+
+/* What the device tells the layers above. Every entry may be NULL: the
+ * device then does without (no record kept, a plain error code, ...). */
+typedef struct {
+    /* process `pid` failed (each pid once; `how` is for messages) */
+    void (*failed) (int pid, const char *how);
+    /* this process is a replacement that joined the world at `epoch`,
+     * with replaced[n] (itself included) new in it */
+    void (*joined) (uint32_t epoch, const int *replaced, int n);
+    /* whether a failure awaits a recovery (asked only when the policy
+     * halts on failure) */
+    int (*failure_pending) (void);
+    /* the error code of an operation refused or ended by the failure of
+     * `pid` (pid < 0: by a failure that awaits recovery) */
+    int (*failure_error) (int pid);
+    /* one line saying how process `pid`'s modes differ from this one's */
+    void (*modes_differ) (const int32_t * theirs, int pid, char *msg, size_t len);
+    /* ATOMIC: whether comm's collectives go to the layers above */
+    int (*coll_diverts) (struct MPIR_Comm * comm);
+    /* comm is being freed: the layers above forget what they kept in it */
+    void (*comm_freed) (struct MPIR_Comm * comm);
+    /* the device gave a context id back to MPICH (DESIGN 7.4): the layers
+     * above forget their records of it */
+    void (*context_released) (uint32_t context_id);
+} MPID_FT_events_t;
+
+/* Both are copied; called once, after MPICH's control variables are read
+ * and before MPID_Init. Without them the device runs as in ABORT mode. */
+void MPID_FT_set_policy(const MPID_FT_policy_t * policy);
+void MPID_FT_set_events(const MPID_FT_events_t * events);
+
+/* ---- tracing ---------------------------------------------------------------- */
+
+/* Opens the trace file, if any, and writes its "init" event (MPI_Init). */
+void MPID_FT_trace_open(void);
+extern int MPID_FT_trace_events;
+
+/* A line on stderr for a protocol step when MPIR_CVAR_FTMPI_TRACE is set,
+ * and a "step" event in the trace file when there is one. */
+void MPID_FT_trace(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
+#define MPID_FT_TRACE(...)                                              \
+    do {                                                                \
+        if (unlikely(MPIR_CVAR_FTMPI_TRACE || MPID_FT_trace_events))    \
+            MPID_FT_trace(__VA_ARGS__);                                 \
+    } while (0)
+
+/* A timestamped event in the trace file (MPIR_CVAR_FTMPI_TRACE_FILE):
+ * "NAME [KEY=VALUE ...]", formatted. Costs a test of a global when no file
+ * is written. */
+void MPID_FT_event(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
+#define MPID_FT_EVENT(...)                              \
+    do {                                                \
+        if (unlikely(MPID_FT_trace_events))             \
+            MPID_FT_event(__VA_ARGS__);                 \
+    } while (0)
 
 /* ---- control messages ---------------------------------------------------- */
 
@@ -65,6 +142,11 @@ MPID_FT_proc_state_t MPID_FT_proc_state(int pid);
 /* pid >= 0 and a blank of a BLANK world. */
 int MPID_FT_proc_is_blank(int pid);
 
+/* The failed processes, in the order this process learned of them, each
+ * once (a process replaced by REBUILD leaves the list); *pids is valid
+ * until the next failure or replacement. Returns how many. */
+int MPID_FT_failure_log(const int **pids);
+
 /* How many failures this process has learned of so far: a protocol
  * waiting on the failure-free path looks again at who failed only when
  * this changes. */
@@ -102,10 +184,12 @@ void MPID_FT_destroy_windows(void);
 /* ---- collectives under failure (src/ftmpi/coll_atomic) ------------------------- */
 
 /* The process id of rank `rank` of comm's local group, -1 when it is not
- * a process of this job's world; the collective layer's state in comm. */
+ * a process of this job's world. */
 int MPID_FT_comm_local_pid(struct MPIR_Comm *comm, int rank);
-struct MPIR_FTMPI_coll_comm;
-struct MPIR_FTMPI_coll_comm *MPID_FT_comm_coll(struct MPIR_Comm *comm);
+/* A pointer the collective layer keeps in comm: NULL in a new
+ * communicator; what it points to is the layer's own, freed by its
+ * comm_freed event. */
+void **MPID_FT_comm_coll_slot(struct MPIR_Comm *comm);
 
 /* ---- ULFM state the device keeps per communicator --------------------------- */
 
@@ -123,13 +207,5 @@ int MPID_Comm_ack_failed(struct MPIR_Comm *comm, int num_to_ack, int *num_acked)
 
 /* Whether rank `rank` of comm is among its acknowledged failures. */
 int MPID_FT_comm_acked(struct MPIR_Comm *comm, int rank);
-
-/* The device keeps the context id of a freed communicator that ran a
- * protocol or outlived a failure for a while, so that whatever arrives
- * naming it is known to be about that communicator (DESIGN 7.4). When it
- * gives one back to MPICH, it calls the function registered here (from a
- * constructor of the layer above), which forgets its records of it. */
-typedef void (*MPID_FT_context_released_t) (uint32_t context_id);
-void MPID_FT_on_context_released(MPID_FT_context_released_t cb);
 
 #endif /* MPID_FT_H_INCLUDED */

@@ -1,7 +1,7 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
+ * FT-MPICH: ch4 netmod "ftdev".
  *
  * Trace points of the fault-tolerance protocols: failures as they are
  * learned, agreement rounds, commit votes and decisions, rebuild messages,
@@ -26,8 +26,8 @@
  * can write to it too.
  */
 
-#include "mpiimpl.h"
-#include "ftmpi_recovery.h"
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
 #include <stdarg.h>
 #include <sys/time.h>
 #include <fcntl.h>
@@ -69,7 +69,7 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-int MPIR_FTMPI_trace_events;
+int MPID_FT_trace_events;
 static int trace_fd = -1;
 
 static void write_event(const char *fmt, va_list ap)
@@ -86,16 +86,16 @@ static void write_event(const char *fmt, va_list ap)
     line[len++] = '\n';
     if (write(trace_fd, line, len) < 0) {
         /* a trace that cannot be written stops; the job goes on */
-        MPIR_FTMPI_trace_events = 0;
+        MPID_FT_trace_events = 0;
     }
 }
 
 static void trace_exit(void)
 {
-    MPIR_FTMPI_EVENT("exit");
+    MPID_FT_EVENT("exit");
 }
 
-void MPIR_FTMPI_trace_open(void)
+void MPID_FT_trace_open(void)
 {
     char path[4096], host[256], head[512];
     int len;
@@ -114,13 +114,13 @@ void MPIR_FTMPI_trace_open(void)
     len = snprintf(head, sizeof(head), "# ftmpi-trace rank=%d size=%d host=%s pid=%ld\n",
                    MPIR_Process.rank, MPIR_Process.size, host, (long) getpid());
     if (write(trace_fd, head, len) == len) {
-        MPIR_FTMPI_trace_events = 1;
-        MPIR_FTMPI_EVENT("init");
+        MPID_FT_trace_events = 1;
+        MPID_FT_EVENT("init");
         atexit(trace_exit);
     }
 }
 
-void MPIR_FTMPI_event(const char *fmt, ...)
+void MPID_FT_event(const char *fmt, ...)
 {
     va_list ap;
 
@@ -129,7 +129,7 @@ void MPIR_FTMPI_event(const char *fmt, ...)
     va_end(ap);
 }
 
-void MPIR_FTMPI_trace(const char *fmt, ...)
+void MPID_FT_trace(const char *fmt, ...)
 {
     struct timeval now;
     char line[512];
@@ -138,8 +138,8 @@ void MPIR_FTMPI_trace(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    if (MPIR_FTMPI_trace_events)
-        MPIR_FTMPI_event("step text=\"%s\"", line);
+    if (MPID_FT_trace_events)
+        MPID_FT_event("step text=\"%s\"", line);
     if (!MPIR_CVAR_FTMPI_TRACE)
         return;
     gettimeofday(&now, NULL);

@@ -1,0 +1,75 @@
+/*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * The policy and events the layers above hand the device before MPI_Init
+ * starts it (mpid_ft.h). Without them the device behaves as in ABORT mode:
+ * the first failure ends the job. Also how a job whose settings are
+ * refused leaves MPI_Init.
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+/* in force when the layers above hand none down */
+static const MPID_FT_policy_t abort_policy = {
+    .aborts_on_failure = 1,
+    .halts_on_failure = 1,
+};
+
+void MPIDI_FTDEV_policy_in_force(void)
+{
+    if (!MPIDI_FTDEV_global.policy_handed_down)
+        MPIDI_FTDEV_global.policy = abort_policy;
+}
+
+void MPID_FT_set_policy(const MPID_FT_policy_t * policy)
+{
+    MPIDI_FTDEV_global.policy = *policy;
+    MPIDI_FTDEV_global.policy.refused[sizeof(policy->refused) - 1] = 0;
+    MPIDI_FTDEV_global.policy_handed_down = 1;
+}
+
+void MPID_FT_set_events(const MPID_FT_events_t * events)
+{
+    MPIDI_FTDEV_global.events = *events;
+}
+
+int MPIDI_FTDEV_failure_error(int pid)
+{
+    if (MPIDI_FTDEV_global.events.failure_error)
+        return MPIDI_FTDEV_global.events.failure_error(pid);
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPIX_ERR_PROC_FAILED, "**proc_failed", 0);
+}
+
+int MPIDI_FTDEV_halted(void)
+{
+    return MPIDI_FTDEV_global.policy.halts_on_failure &&
+        MPIDI_FTDEV_global.events.failure_pending && MPIDI_FTDEV_global.events.failure_pending();
+}
+
+int MPIDI_FTDEV_modes_differ(const int32_t * theirs, int pid, char *msg, size_t len)
+{
+    if (!memcmp(theirs, MPIDI_FTDEV_global.policy.modes, sizeof(MPIDI_FTDEV_global.policy.modes)))
+        return 0;
+    if (MPIDI_FTDEV_global.events.modes_differ)
+        MPIDI_FTDEV_global.events.modes_differ(theirs, pid, msg, len);
+    else
+        snprintf(msg, len, "FT-MPICH: process %d runs with other fault-tolerance modes than "
+                 "this one", pid);
+    return 1;
+}
+
+/* Leaving PMI cleanly keeps the launcher from killing anyone: every
+ * process of the refused job takes this way out. */
+void MPIDI_FTDEV_exit_at_init(const char *msg)
+{
+    if (msg) {
+        fprintf(stderr, "%s\n", msg);
+        fflush(stderr);
+    }
+    MPIR_pmi_finalize();
+    exit(1);
+}
