@@ -104,7 +104,27 @@ int MPIR_FTMPI_returns_failure(int errcode)
         MPIR_ERR_GET_CLASS(errcode) == MPI_ERR_OTHER;
 }
 
-int MPIR_FTMPI_code_for_user(MPIR_Comm * comm, int errcode)
+/* The ULFM calls on a communicator that its revocation does not end, by
+ * the name MPICH's bindings give their functions (internalX_Comm_agree). */
+static int ends_with_revocation(const char *fcname)
+{
+    static const char *const not_ended[] = {
+        "X_Comm_agree", "X_Comm_iagree", "X_Comm_shrink", "X_Comm_ishrink",
+        "X_Comm_failure_ack", "X_Comm_failure_get_acked", "X_Comm_get_failed",
+        "X_Comm_ack_failed", "X_Comm_revoke", "X_Comm_is_revoked",
+    };
+    if (fcname == NULL)
+        return 1;
+    size_t len = strlen(fcname);
+    for (size_t i = 0; i < sizeof(not_ended) / sizeof(not_ended[0]); i++) {
+        size_t n = strlen(not_ended[i]);
+        if (len >= n && strcmp(fcname + len - n, not_ended[i]) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+int MPIR_FTMPI_code_for_user(MPIR_Comm * comm, const char *fcname, int errcode)
 {
     int class = MPIR_ERR_GET_CLASS(errcode);
     int failure = class == MPIX_ERR_PROC_FAILED || class == MPIX_ERR_PROC_FAILED_PENDING ||
@@ -113,7 +133,8 @@ int MPIR_FTMPI_code_for_user(MPIR_Comm * comm, int errcode)
     if (!MPIR_FTMPI_ulfm() || errcode == MPI_SUCCESS)
         return errcode;
     /* MPICH's collectives report what ended them as MPI_ERR_OTHER */
-    if (comm && comm->revoked && (failure || class == MPI_ERR_OTHER))
+    if (comm && comm->revoked && (failure || class == MPI_ERR_OTHER) &&
+        ends_with_revocation(fcname))
         return MPIX_ERR_REVOKED;
     return failure ? class : errcode;
 }
@@ -135,25 +156,27 @@ int MPIR_FTMPI_failure_error(int pid)
 
 int MPIR_FTMPI_comm_failure(MPIR_Comm * comm)
 {
+    int errcode;
+
     /* destroyed by a recovery (AUTO mode recovers inside any call) */
-    if (MPIR_Object_get_ref(comm) <= 0)
-        return MPIR_FTMPI_code_for_user(NULL,
-                                        MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                                             __func__, __LINE__, MPI_ERR_OTHER,
-                                                             "**ftmpi_failed", NULL));
+    if (MPIR_Object_get_ref(comm) <= 0) {
+        errcode = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                       MPI_ERR_OTHER, "**ftmpi_failed", NULL);
+        return MPIR_FTMPI_code_for_user(NULL, NULL, errcode);
+    }
     /* ULFM: revoked (MPI-IO revokes it on a failure inside an access) */
-    if (comm->revoked)
-        return MPIR_FTMPI_code_for_user(comm, MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                                                   __func__, __LINE__,
-                                                                   MPIX_ERR_REVOKED, "**revoked",
-                                                                   NULL));
+    if (comm->revoked) {
+        errcode = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                       MPIX_ERR_REVOKED, "**revoked", NULL);
+        return MPIR_FTMPI_code_for_user(comm, NULL, errcode);
+    }
     for (int r = 0; r < comm->local_size; r++) {
         int pid = MPID_FT_comm_local_pid(comm, r);
         if (pid < 0)
             continue;
         MPID_FT_proc_state_t state = MPID_FT_proc_state(pid);
         if (state == MPID_FT_PROC_FAILED || state == MPID_FT_PROC_BLANK)
-            return MPIR_FTMPI_code_for_user(comm, MPIR_FTMPI_failure_error(pid));
+            return MPIR_FTMPI_code_for_user(comm, NULL, MPIR_FTMPI_failure_error(pid));
     }
     return MPI_SUCCESS;
 }

@@ -102,13 +102,15 @@ int MPIR_FTMPI_comm_failure(struct MPIR_Comm *comm);
  * programs check return codes and never set a handler. */
 int MPIR_FTMPI_returns_failure(int errcode);
 
-/* The code a call on comm (NULL: none) returns to its caller or hands to
- * its error handler: under ULFM a process failure, pending failure or
- * revocation is reported as its bare class (MPIX_ERR_PROC_FAILED, ...),
- * as ULFM programs compare return codes with those constants; a failure
- * on a revoked communicator is MPIX_ERR_REVOKED. */
+/* The code call `fcname` (MPICH's name of the function, NULL when not
+ * known) on comm (NULL: none) returns to its caller or hands to its error
+ * handler: under ULFM a process failure, pending failure or revocation is
+ * reported as its bare class (MPIX_ERR_PROC_FAILED, ...), as ULFM programs
+ * compare return codes with those constants; a failure on a revoked
+ * communicator is MPIX_ERR_REVOKED, except in the calls a revocation does
+ * not end (agree, shrink, the failure queries, revoke itself). */
 struct MPIR_Comm;
-int MPIR_FTMPI_code_for_user(struct MPIR_Comm *comm, int errcode);
+int MPIR_FTMPI_code_for_user(struct MPIR_Comm *comm, const char *fcname, int errcode);
 
 /* Value of an FTMPI_* predefined attribute (keyval without the Fortran
  * bit); returns 0 for a keyval that is not one of them. */

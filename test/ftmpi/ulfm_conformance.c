@@ -226,13 +226,16 @@ static int is_revoked(MPI_Comm c)
     return flag;
 }
 
-/* Waits (making progress) until comm reads as revoked; returns whether. */
+/* Waits (making progress) until comm reads as revoked; returns whether.
+ * The progress comes from a probe for a message a live peer never sends:
+ * MPICH answers a probe on MPI_COMM_SELF without looking at the network. */
 static int eventually_revoked(MPI_Comm comm)
 {
     double t0 = ft_now();
+    int peer = nsurv ? surv[(sidx + 1) % nsurv] : (rank + 1) % size;
     while (!is_revoked(comm) && ft_now() - t0 < 10) {
         int f;
-        MPI_Iprobe(MPI_ANY_SOURCE, 0, MPI_COMM_SELF, &f, MPI_STATUS_IGNORE);
+        MPI_Iprobe(peer, 4711, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
         usleep(1000);
     }
     return is_revoked(comm);
@@ -1071,8 +1074,10 @@ static void case_coll(int revoke)
  * flags. A failure before the call and not acknowledged by every survivor
  * (not at all, then by one survivor only) raises MPIX_ERR_PROC_FAILED at
  * every survivor, with the flag still the AND of the contributors; once
- * every survivor acknowledged it (MPIX_Comm_ack_failed), it succeeds. A
- * failure during the call raises MPIX_ERR_PROC_FAILED at every survivor
+ * every survivor acknowledged it (MPIX_Comm_ack_failed), it succeeds. The
+ * same on a revoked communicator: agreement is not ended by revocation,
+ * so it reports the failure (MPIX_ERR_PROC_FAILED, not MPIX_ERR_REVOKED)
+ * and then succeeds. A failure during the call raises MPIX_ERR_PROC_FAILED at every survivor
  * with the AND of the contributors; after that, MPIX_Comm_failure_ack
  * acknowledges exactly the processes that did not contribute, and the
  * next agreement succeeds. */
@@ -1094,7 +1099,7 @@ static int agree(MPI_Comm comm, int *flag, int nonblocking, int meeting)
 
 static void case_agree(int nonblocking, int during)
 {
-    MPI_Comm comm = dup_world();
+    MPI_Comm comm = dup_world(), revoked = dup_world();
     const char *name = nonblocking ? "MPIX_Comm_iagree" : "MPIX_Comm_agree";
     int flag, rc, n = -1;
     MPI_Group g;
@@ -1126,6 +1131,24 @@ static void case_agree(int nonblocking, int during)
         n = wait_known(comm, nvictims);
         CHECK(n == nvictims, "MPIX_Comm_get_failed names %d processes after 20 s, expected %d",
               n, nvictims);
+        /* a revocation does not end an agreement: on a revoked communicator
+         * it reports the unacknowledged failure, and succeeds once the
+         * failure is acknowledged */
+        if (rank == surv[0])
+            CHECK_MPI(MPIX_Comm_revoke(revoked));
+        CHECK(eventually_revoked(revoked), "the revocation did not arrive within 10 s");
+        CHECK(wait_known(revoked, nvictims) == nvictims, "MPIX_Comm_get_failed on the revoked "
+              "communicator does not name the %d failed processes", nvictims);
+        flag = contribution(rank);
+        rc = agree(revoked, &flag, nonblocking, -1);
+        EXPECT(rc, MPIX_ERR_PROC_FAILED, "%s on a revoked communicator after a failure nobody "
+               "acknowledged", name);
+        CHECK(flag == and_of(1), "%s on a revoked communicator: %#x, expected %#x", name, flag,
+              and_of(1));
+        CHECK_MPI(MPIX_Comm_ack_failed(revoked, size, &n));
+        flag = contribution(rank);
+        rc = agree(revoked, &flag, nonblocking, -1);
+        EXPECT(rc, MPI_SUCCESS, "%s on a revoked communicator after acknowledgement", name);
         flag = contribution(rank);
         rc = agree(comm, &flag, nonblocking, -1);
         EXPECT(rc, MPIX_ERR_PROC_FAILED, "%s after a failure nobody acknowledged", name);
@@ -1157,6 +1180,7 @@ static void case_agree(int nonblocking, int during)
     EXPECT(rc, MPI_SUCCESS, "%s again", name);
     CHECK(flag == 0x5, "%s again: %#x, expected 0x5", name, flag);
     CHECK_MPI(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Comm_free(&revoked));
 }
 
 /* ---- 7. shrink -------------------------------------------------------------
