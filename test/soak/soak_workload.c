@@ -648,9 +648,11 @@ int main(int argc, char **argv)
     }
 
     MPI_Comm_rank(work, &rank);
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
     printf("soak-end ospid %d pid0 %d rank %d errors %d: %d iterations, %d recoveries, "
-           "generation %d%s\n", (int) getpid(), pid0, rank, errors, iter, recoveries, gen,
-           restarted ? " (replacement)" : "");
+           "generation %d%s on %s\n", (int) getpid(), pid0, rank, errors, iter, recoveries, gen,
+           restarted ? " (replacement)" : "", host);
     fflush(stdout);
     MPI_Finalize();
     return errors != 0;

@@ -13,7 +13,8 @@
 # its link cut: the survivors' heartbeat declares its processes failed and
 # tells mpiexec, which gives the node's proxy up; once the node is thawed
 # or its link back, what ran on it ends.
-# Modes: SHRINK, BLANK, ULFM. Exits 77 where namespaces cannot be
+# Modes: SHRINK, BLANK, REBUILD (whose replacements must run on the nodes
+# left), ULFM. Exits 77 where namespaces cannot be
 # made (not root, no iproute2, a container without the privilege).
 set -u
 . "$(dirname "$0")/common.bash"
@@ -28,7 +29,7 @@ trap '"$cluster" down' EXIT
 hosts=$("$cluster" hosts)
 
 # node_lose HOW NODE LABEL SURVIVORS STATUS ENV...: HOW (kill, freeze,
-# cut) NODE once the workload runs; STATUS: mpiexec's (0, or nonzero: ULFM
+# cut, kill-during-recovery) NODE once the workload runs; STATUS: mpiexec's (0, or nonzero: ULFM
 # counts the dead)
 node_lose() {
     local how=$1 victim=$2 label=$3 want=$4 want_rc=$5 rundir out rc n lost given_up
@@ -44,7 +45,16 @@ node_lose() {
         sleep 0.1
     done
     sleep 1
-    "$cluster" "$how" "$victim"
+    case $how in
+        kill-during-recovery)
+            # rank 2 (node 2) first; its node stays. Node `victim` goes
+            # while the survivors recover from that death.
+            kill -KILL "$(ls "$rundir"/pid.2.* | sed 's/.*\.//')"
+            sleep 0.02
+            "$cluster" kill "$victim"
+            ;;
+        *) "$cluster" "$how" "$victim" ;;
+    esac
     wait $job
     rc=$?
     # what ran on a frozen or cut-off node ends once it is back
@@ -53,16 +63,21 @@ node_lose() {
         cut) "$cluster" heal "$victim" ;;
     esac
     n=$(grep -Ec "^soak-end .* errors 0:" "$out")
+    # replacements (REBUILD) run on nodes that are alive
+    local misplaced placed
+    misplaced=$(grep -c "(replacement) on ${FTMPI_CLUSTER}n$victim\$" "$out")
+    placed=$(grep -o "(replacement) on .*" "$out" | sed 's/(replacement) on //' | sort | uniq -c |
+        awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }')
     lost=$(grep -c "lost the proxy on" "$out")
     given_up=$(grep -c "was declared failed by the others .*giving up its proxy" "$out")
     if { [ "$want_rc" = 0 ] && [ "$rc" != 0 ]; } || { [ "$want_rc" != 0 ] && [ "$rc" = 0 ]; } ||
-       [ "$rc" -ge 124 ] || [ "$n" != "$want" ] || [ "$lost" != 1 ] ||
-       { [ "$how" != kill ] && [ "$given_up" != 1 ]; } ||
+       [ "$rc" -ge 124 ] || [ "$n" != "$want" ] || [ "$lost" != 1 ] || [ "$misplaced" != 0 ] ||
+       { [[ $how == freeze || $how == cut ]] && [ "$given_up" != 1 ]; } ||
        grep -qE "WRONG|Backtrace|INTERNAL ERROR" "$out"; then
-        bad "$label: status $rc, $n of $want survivors reported, $lost 'lost the proxy' lines, $given_up 'giving up its proxy' lines:"
+        bad "$label: status $rc, $n of $want survivors reported, $lost 'lost the proxy' lines, $given_up 'giving up its proxy' lines, $misplaced replacements on the lost node:"
         grep -avE "^\s*$|^ *[0-9]+ +/" "$out" | tail -n 25
     else
-        echo "$label: ok ($n survivors; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out"))"
+        echo "$label: ok ($n survivors${placed:+, replacements on $placed}; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out"))"
     fi
     for node in 1 2 3; do
         for ((i = 0; i < 100; i++)); do
@@ -79,6 +94,13 @@ node_lose kill 3 "node 3 killed, BLANK" 4 0 FTMPI_COMM_MODE=blank
 node_lose kill 3 "node 3 killed, BLANK+CONT" 4 0 FTMPI_COMM_MODE=blank FTMPI_MSG_MODE=cont
 # (IGNORE is left out: it hangs in about 1 run of 5, docs/RELIABILITY.md)
 node_lose kill 3 "node 3 killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+# a node lost while the survivors recover from a process's death
+node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, SHRINK" 3 0 FTMPI_COMM_MODE=shrink
+node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, BLANK" 3 0 FTMPI_COMM_MODE=blank
+# REBUILD: the lost node's ranks are replaced on the nodes left (the
+# survivors and the replacements report)
+node_lose kill 3 "node 3 killed, REBUILD" 6 0 FTMPI_COMM_MODE=rebuild
+node_lose kill 1 "node 1 (rank 0) killed, REBUILD" 6 0 FTMPI_COMM_MODE=rebuild
 # the node of rank 0 (the recovery's first coordinator)
 node_lose kill 1 "node 1 (rank 0) killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 node_lose kill 1 "node 1 (rank 0) killed, BLANK+AUTO" 4 0 FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=auto
