@@ -115,10 +115,15 @@ test-ftmpi: install
 	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh
 
 # The random-kill soak until SOAK_KILLS kills were made (SOAK_ARGS: e.g.
-# --seed N, --mode SHRINK/MANUAL/RESET/ATOMIC, --methods stop).
+# --seed N, --mode SHRINK/MANUAL/RESET/ATOMIC, --methods stop), then the
+# node soak on 3 simulated nodes until SOAK_NODE_KILLS events (skipped
+# with its reason where namespaces cannot be made).
 SOAK_KILLS ?= 1000
+SOAK_NODE_KILLS ?= 100
 soak: install
 	@python3 test/soak/soak.py --prefix $(PREFIX) --kills $(SOAK_KILLS) $(SOAK_ARGS)
+	@python3 test/soak/soak.py --prefix $(PREFIX) --nodes 3 --kills $(SOAK_NODE_KILLS) \
+		$(SOAK_ARGS); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 check-mpich-smoke: install
 	@MPI_PREFIX=$(PREFIX) test/mpich/run-mpich-tests.sh --smoke

@@ -9,6 +9,7 @@
 #   pingpong   ping-pong latency/bandwidth, ftdev against stock  2
 #   coll       allreduce and bcast: ATOMIC, NONATOMIC, stock     2, 4, ... <= cores
 #   detect     SIGKILL -> blocked calls fail                     4, 8, ... <= BENCH_MAX_NP
+#   nodeloss   a node killed, frozen, cut off -> survivors know  6 on 3 simulated nodes
 #   recover    SIGKILL -> SHRINK/BLANK world usable; relaunch    2, 4, ... <= BENCH_MAX_NP
 #   rebuild    SIGKILL -> REBUILD world whole; relaunch          2, 4, ... <= BENCH_MAX_NP
 #   ulfm       agree, shrink, revoke; SIGKILL -> shrunk          2, 4, ... <= BENCH_MAX_NP
@@ -38,7 +39,7 @@ export BENCH_STAMP
 bench_setup bench
 rm -f "$raw" "$table"
 export BENCH_MAX_NP FTDEV_PREFIX=$prefix
-parts=${BENCH_PARTS:-pingpong coll detect recover rebuild ulfm ckpt aftermath scale appcost}
+parts=${BENCH_PARTS:-pingpong coll detect nodeloss recover rebuild ulfm ckpt aftermath scale appcost}
 dir=${BENCH_RAW_DIR:-$here/results}
 shown=${dir#$top/}
 summary=$dir/summary-$BENCH_STAMP.txt

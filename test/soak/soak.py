@@ -29,8 +29,17 @@ extra CPU load (a busy process per core). Each run is classified:
 
 Every run prints its seed; `--replay SEED` runs exactly that plan again.
 
-  soak.py --prefix install --kills 1000          # make soak
+With --nodes N the job runs on N simulated nodes of 2 processes each
+(test/cluster/cluster.sh: namespaces, TCP between nodes; needs root) and
+the events are whole-node ones as well: every process of a node killed at
+once with its launcher proxy ("nodekill"), a node frozen ("nodefreeze")
+or its link cut ("nodecut") for the rest of the run, besides single
+processes killed. The frozen or cut node's processes must be declared
+failed and must end once the node is back.
+
+  soak.py --prefix install --kills 1000          # make soak (with a node soak)
   soak.py --prefix install --short               # the part make check runs
+  soak.py --prefix install --nodes 3 --runs 20   # node-level events
 """
 
 import argparse
@@ -72,6 +81,9 @@ SHORT_EXTRA = [
 HEARTBEAT_TIMEOUT_S = 3.0
 # methods after which the process must stay in the job and finish
 HOLDS = ("pause", "gdb")
+# whole-node events (--nodes)
+NODE_METHODS = ("nodekill", "nodefreeze", "nodecut")
+CLUSTER = os.path.join(HERE, "..", "cluster", "cluster.sh")
 DECLARED_RE = re.compile(r"^FT-MPICH: process (\d+) \(os pid (\d+)\) (sent no heartbeat .* is declared failed"
                          r"|was declared failed by the others)", re.M)
 
@@ -92,12 +104,15 @@ class Plan:
     the mode, so that a seed replays exactly with its mode given)."""
 
     def __init__(self, seed, modes, np_min, np_max, methods, duration, mode=None, load_share=0.0,
-                 events=None):
+                 events=None, nodes=0):
         rng = random.Random(seed)
         self.seed = seed
         pick = rng.random()
         self.mode = mode or modes[int(pick * len(modes))]
         self.np = np_min + int(rng.random() * (np_max - np_min + 1))
+        self.nodes = nodes
+        if nodes:
+            self.np = 2 * nodes
         self.load = rng.random() < load_share
         rebuild = self.mode[0] == "rebuild"
         max_kills = 3 if rebuild else max(1, min(3, self.np - 2))
@@ -113,12 +128,28 @@ class Plan:
             # how long a stopkill stops it, a pause pauses it (well within the
             # heartbeat timeout) or gdb holds it (past the timeout)
             hold = {"pause": rng.uniform(0.3, 1.5), "gdb": HEARTBEAT_TIMEOUT_S + rng.uniform(0.5, 2.0)}
+            # one whole node at most: the job keeps a node besides the one
+            # of the process it loses
+            if method in NODE_METHODS and any(k[1] in NODE_METHODS for k in self.kills):
+                method = "kill"
             self.kills.append((t, method, rng.random(), hold.get(method, rng.uniform(0.15, 0.6))))
             # the next one often lands during the recovery from this one
             t += rng.uniform(0.0, 0.03) if rng.random() < 0.4 else rng.uniform(0.2, 1.2)
 
     def describe(self):
-        return "%s np %d%s" % (mode_name(self.mode), self.np, " loaded" if self.load else "")
+        return "%s np %d%s%s" % (mode_name(self.mode), self.np,
+                                 " on %d nodes" % self.nodes if self.nodes else "",
+                                 " loaded" if self.load else "")
+
+
+def cluster(*words, check=True):
+    """Runs test/cluster/cluster.sh with the soak's cluster name."""
+    return subprocess.run([CLUSTER] + [str(w) for w in words], check=check, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout
+
+
+def node_pids(node):
+    return set(int(p) for p in cluster("pids", node).split())
 
 
 def job_processes(marker):
@@ -208,6 +239,8 @@ def run_one(args, plan, index, logdir):
     limit = args.duration + args.grace
     cmd = [os.path.join(args.prefix, "bin", "mpiexec"), "-n", str(plan.np), args.workload, rundir,
            str(args.duration)]
+    if plan.nodes:
+        cmd = [CLUSTER, "run", cmd[0], "-hosts", args.hosts, "-ppn", "2"] + cmd[1:]
     logf = open(log_path, "w+")
     logf.write("# seed %d %s\n# %s\n" % (plan.seed, plan.describe(), " ".join(cmd)))
     logf.flush()
@@ -229,6 +262,7 @@ def run_one(args, plan, index, logdir):
     killed = set()
     held = set()        # paused or held under gdb: must finish as the others
     holders = []        # gdb processes still holding one
+    stopped_node = None  # (node, how to bring it back) of a frozen or cut node
     if ready_at is not None:
         for (t, method, pick, stop_for) in plan.kills:
             while proc.poll() is None and time.time() < ready_at + t:
@@ -243,6 +277,19 @@ def run_one(args, plan, index, logdir):
                 continue
             pid0, pid = candidates[int(pick * len(candidates))]
             when = time.time() - ready_at
+            if method in NODE_METHODS:
+                # the node of the victim drawn; its processes count as killed
+                node = next((n for n in range(1, plan.nodes + 1) if pid in node_pids(n)), None)
+                if node is None:
+                    continue
+                on_node = set(p for p in started_ranks(rundir) if p in node_pids(node))
+                verb = {"nodekill": "kill", "nodefreeze": "freeze", "nodecut": "cut"}[method]
+                cluster(verb, node)
+                if method != "nodekill":
+                    stopped_node = (node, "thaw" if method == "nodefreeze" else "heal")
+                killed |= on_node
+                done_kills.append("%s %d@%.3fs" % (method, node, when))
+                continue
             try:
                 if method == "kill":
                     os.kill(pid, signal.SIGKILL)
@@ -272,6 +319,9 @@ def run_one(args, plan, index, logdir):
         hung = True
         rc = None
     elapsed = time.time() - start
+    if stopped_node:
+        # what ran on the node ends once it is back
+        cluster(stopped_node[1], stopped_node[0])
     for h in holders:
         try:
             h.wait(timeout=30)
@@ -295,7 +345,7 @@ def run_one(args, plan, index, logdir):
                 pass
         proc.wait()
     else:
-        deadline = time.time() + 3.0
+        deadline = time.time() + (10.0 if stopped_node else 3.0)
         while time.time() < deadline and job_processes(marker):
             time.sleep(0.05)
         orphans = job_processes(marker)
@@ -334,7 +384,8 @@ def run_one(args, plan, index, logdir):
     if not hung and rc != 0 and not missing and not (plan.mode == ULFM_MODE and killed):
         problems.append(("crash", "mpiexec exit status %s" % rc))
     if orphans:
-        problems.append(("orphan", "%d process(es) alive 3 s after mpiexec returned" % len(orphans)))
+        problems.append(("orphan", "%d process(es) alive %d s after mpiexec returned" %
+                         (len(orphans), 10 if stopped_node else 3)))
     # every "declared failed" must name a process the soak killed or
     # stopped for good
     healthy = sorted(set(int(m.group(2)) for m in DECLARED_RE.finditer(output)) - killed - fenced)
@@ -380,6 +431,9 @@ def main():
     ap.add_argument("--keep-logs", action="store_true")
     ap.add_argument("--backtrace", action="store_true", help="gdb backtraces of a hung run's processes")
     ap.add_argument("--machine-readable", action="store_true", help="one 'name result seconds detail' line per run")
+    ap.add_argument("--nodes", type=int, default=0,
+                    help="run on this many simulated nodes of 2 processes (needs root); the "
+                    "methods then default to whole-node events and single kills")
     ap.add_argument("--without", action="append", default=[], metavar="WORD",
                     help="leave out the modes that contain WORD, e.g. rebuild (repeatable)")
     args = ap.parse_args()
@@ -390,6 +444,19 @@ def main():
         print("soak.py: --mode/--without leave no mode to run", file=sys.stderr)
         return 2
     methods = args.methods.split(",")
+    if args.nodes:
+        if args.nodes < 2:
+            print("soak.py: --nodes needs at least 2 nodes", file=sys.stderr)
+            return 2
+        if args.short:
+            print("soak.py: --short and --nodes do not go together", file=sys.stderr)
+            return 2
+        if args.methods == ap.get_default("methods"):
+            methods = ["nodekill", "nodekill", "nodefreeze", "nodecut", "kill"]
+        for m in methods:
+            if m in HOLDS:
+                print("soak.py: --nodes runs no holds (%s)" % m, file=sys.stderr)
+                return 2
     logdir = args.logdir or os.path.join(HERE, "logs")
     os.makedirs(logdir, exist_ok=True)
     args.workload = os.path.join(logdir, "soak_workload")
@@ -411,6 +478,23 @@ def main():
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**9)
     seeds = list(args.replay)
 
+    if args.nodes:
+        os.environ["FTMPI_CLUSTER"] = "sk%d" % os.getpid()
+        probe = subprocess.run([CLUSTER, "check"], text=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+        if probe.returncode != 0:
+            print("soak.py: cannot make simulated nodes: %s" % probe.stdout.strip(), file=sys.stderr)
+            return 77
+        cluster("up", args.nodes)
+        args.hosts = cluster("hosts").strip()
+    try:
+        return soak(args, modes, methods, runs, seed, seeds, logdir)
+    finally:
+        if args.nodes:
+            cluster("down", check=False)
+
+
+def soak(args, modes, methods, runs, seed, seeds, logdir):
     stats = {}
     total_kills = 0
     failed = 0
@@ -429,7 +513,7 @@ def main():
                                             events=args.events)
         np_min, np_max = (how["np"], how["np"]) if "np" in how else (args.np_min, args.np_max)
         plan = Plan(s, modes, np_min, np_max, how["methods"], args.duration,
-                    how.get("mode"), how["load_share"], how.get("events"))
+                    how.get("mode"), how["load_share"], how.get("events"), args.nodes)
         verdict, problems, events, elapsed, log_path = run_one(args, plan, index, logdir)
         index += 1
         kills = [e for e in events if not e.startswith(HOLDS)]
@@ -448,10 +532,11 @@ def main():
         if verdict != "ok":
             detail += " " + "; ".join("%s: %s" % p for p in problems) + \
                 " (log: %s; replay: soak.py --replay %d --mode %s --np-min %d --np-max %d" \
-                " --methods %s --load-share %g%s)" % (
+                " --methods %s --load-share %g%s%s)" % (
                     log_path, plan.seed, mode_name(plan.mode), np_min, np_max,
                     ",".join(how["methods"]), how["load_share"],
-                    " --events %d" % how["events"] if how.get("events") else "")
+                    " --events %d" % how["events"] if how.get("events") else "",
+                    " --nodes %d" % args.nodes if args.nodes else "")
         if args.machine_readable:
             print("%s %s %.1f %s" % (name.replace(" ", "_"), "ok" if passed else "FAIL",
                                      elapsed, verdict + " " + detail))
