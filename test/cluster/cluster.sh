@@ -123,6 +123,22 @@ signal_node() { # node signal
 
 link() { ip -n "$switch" link set "$name-v$(node_index "$1")" "$2"; }
 
+# The link back up, and the node reachable at once: no neighbour entry
+# anywhere still says it (or the head) is unreachable.
+heal() {
+    local n i ns
+    link "$1" up
+    n=$(nodes)
+    for ((i = 0; i <= n; i++)); do
+        ip -n "$(node_ns "$i")" neigh flush all 2>/dev/null || true
+    done
+    ns=$(node_ns "$1")
+    for ((i = 0; i < 50; i++)); do
+        ip -n "$ns" link show eth0 | grep -q "state UP" && break
+        sleep 0.1
+    done
+}
+
 down() {
     local n i ns p
     [ -e "$state" ] || return 0
@@ -163,6 +179,6 @@ case $cmd in
     freeze) signal_node "$1" STOP ;;
     thaw) signal_node "$1" CONT ;;
     cut) link "$1" down ;;
-    heal) link "$1" up ;;
+    heal) heal "$1" ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac
