@@ -66,8 +66,10 @@ one_trial() {
 }
 
 stats() { # the numbers on stdin: "median worst"
-    sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "- -"; exit }
-        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f %.1f\n", m, v[NR] }'
+    local v
+    v=$(awk 'NF' | sort -g)
+    [ -n "$v" ] || { echo "- -"; return; }
+    printf '%.1f %.1f\n' "$(median <<<"$v")" "$(tail -n 1 <<<"$v")"
 }
 
 {

@@ -239,6 +239,16 @@ void MPIDI_FTDEV_forget_failure(int pid)
     MPIDI_FTDEV_global.failure_log_len = j;
 }
 
+void MPIDI_FTDEV_record_failure(int pid, const char *how)
+{
+    MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
+    MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_forget_failure(pid);    /* an earlier process with this pid */
+    MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
+    if (MPIDI_FTDEV_global.events.failed)
+        MPIDI_FTDEV_global.events.failed(pid, how);
+}
+
 void MPIDI_FTDEV_peer_failed(int pid, const char *how)
 {
     if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids || pid == MPIDI_FTDEV_global.my_pid ||
@@ -256,12 +266,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
 
     MPID_FT_TRACE("failure: process %d (%s)", pid, how);
     MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
-    MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
-    MPIDI_FTDEV_global.num_refusal_causes++;
-    MPIDI_FTDEV_forget_failure(pid);    /* an earlier process with this pid */
-    MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
-    if (MPIDI_FTDEV_global.events.failed)
-        MPIDI_FTDEV_global.events.failed(pid, how);
+    MPIDI_FTDEV_record_failure(pid, how);
     MPIDI_FTDEV_global.progress_checks = 1;
 
     MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, NULL,

@@ -15,6 +15,10 @@
  * learned `how` (for messages). Layers above reach it through
  * MPID_FT_failure_learned. */
 void MPIDI_FTDEV_peer_failed(int pid, const char *how);
+/* The one record of a failure, which peer_failed keeps and a replacement
+ * joining uses for those dead before it came: the process's state, the
+ * failure log, the count of refusal causes, and the layers above told. */
+void MPIDI_FTDEV_record_failure(int pid, const char *how);
 /* Before a failure learned from outside UCX: what already arrived is
  * taken first (a message or acknowledgement the dead process sent before
  * it died must not be lost to a notice that overtook it). */

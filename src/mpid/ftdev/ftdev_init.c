@@ -148,7 +148,6 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
                          MPIDI_FTDEV_MAX_PROCS);
     MPIR_ERR_CHKANDJUMP(MPIDI_global.n_vcis != 1, mpi_errno, MPI_ERR_OTHER, "**ftdev_vcis");
     MPIDI_FTDEV_counters_register();
-    MPIDI_FTDEV_policy_in_force();
     MPID_FT_trace_open();
     snprintf(settings_error, sizeof(settings_error), "%s", MPIDI_FTDEV_global.policy.refused);
     if (!settings_error[0])

@@ -151,12 +151,9 @@ int MPIDI_FTDEV_rejoin(void)
             MPIDI_FTDEV_create_ep(e->pid, (const ucp_address_t *) (e + 1),
                                   &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, e->pid)).ep) != MPI_SUCCESS) {
             MPIDI_FTDEV_global.failures_learned++;
-            MPIDI_FTDEV_global.num_refusal_causes++;
-            MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = e->pid;
-            if (MPIDI_FTDEV_global.events.failed)
-                MPIDI_FTDEV_global.events.failed(e->pid, e->state == MPIDI_FTDEV_RB_DEAD ?
-                                                 "failed before this process joined" :
-                                                 "unreachable when this process joined");
+            MPIDI_FTDEV_record_failure(e->pid, e->state == MPIDI_FTDEV_RB_DEAD ?
+                                       "failed before this process joined" :
+                                       "unreachable when this process joined");
             continue;
         }
         mpi_errno = MPIDI_FTDEV_save_address(e->pid, e + 1, e->address_len);

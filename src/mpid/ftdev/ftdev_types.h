@@ -108,7 +108,6 @@ typedef struct {
     int num_early_revokes;
     MPID_FT_policy_t policy;    /* handed down by the layers above (mpid_ft.h) */
     MPID_FT_events_t events;    /* what the device tells them */
-    int policy_handed_down;
     int coll_divert;            /* ATOMIC mode or blanks: collectives may be diverted */
     int progress_checks;        /* progress has failure checks to make, see
                                  * MPIDI_FTDEV_progress_checks */

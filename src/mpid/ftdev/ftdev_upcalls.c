@@ -12,23 +12,10 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 
-/* in force when the layers above hand none down */
-static const MPID_FT_policy_t abort_policy = {
-    .aborts_on_failure = 1,
-    .halts_on_failure = 1,
-};
-
-void MPIDI_FTDEV_policy_in_force(void)
-{
-    if (!MPIDI_FTDEV_global.policy_handed_down)
-        MPIDI_FTDEV_global.policy = abort_policy;
-}
-
 void MPID_FT_set_policy(const MPID_FT_policy_t * policy)
 {
     MPIDI_FTDEV_global.policy = *policy;
     MPIDI_FTDEV_global.policy.refused[sizeof(policy->refused) - 1] = 0;
-    MPIDI_FTDEV_global.policy_handed_down = 1;
 }
 
 void MPID_FT_set_events(const MPID_FT_events_t * events)

@@ -11,10 +11,6 @@
 #ifndef FTDEV_UPCALLS_H_INCLUDED
 #define FTDEV_UPCALLS_H_INCLUDED
 
-/* Puts the ABORT policy in force when the layers above handed none down
- * (MPI_Init, first thing). */
-void MPIDI_FTDEV_policy_in_force(void);
-
 /* The error of an operation refused or ended by the failure of `pid`
  * (pid < 0: by a failure that awaits recovery), as the layers above word
  * it (their failure_error event). */
