@@ -2,7 +2,8 @@
 # FT-MPICH top-level build.
 #
 #   make              install build dependencies, prepare MPICH, build, install into ./install
-#   make check        build if needed, run test/ftmpi and a smoke subset of MPICH's tests
+#   make check        build if needed (with the tests' fault-injection points), run
+#                     test/ftmpi and a smoke subset of MPICH's tests
 #   make demo         build if needed, run the demo
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
@@ -27,7 +28,13 @@ BENCH_DEB_PACKAGES := gnuplot-nox
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
                     --disable-doc \
                     --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
-CONFIGURE_ARGS := --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
+# The tests' fault-injection points (FTMPI_TEST_POINT) are compiled in only
+# for the targets that run those tests; make, demo, bench and soak build
+# what users install, without them.
+FT_TEST_POINTS ?= no
+check test-ftmpi: FT_TEST_POINTS = yes
+CONFIGURE_ARGS = --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE) \
+                 $(if $(filter yes,$(FT_TEST_POINTS)),--enable-ft-test-points)
 # The build names the plain compilers, which the installed wrappers
 # (mpicc, mpicxx, mpifort) record; ccache, when installed, comes in through
 # its compiler links ahead of them in PATH. Expanded when a recipe runs,

@@ -64,7 +64,7 @@ run() { # configuration np
     # failure-free FT-MPICH (ABORT mode) with the collective mode under
     # test; each program runs with its own installation's library (also
     # when that was copied from where it was built)
-    out=$(unset FTMPI_TEST_ATOMIC_DEATH FTMPI_COMM_MODE FTMPI_RECOVERY_MODE FTMPI_COLL_MODE
+    out=$(unset FTMPI_TEST_POINT FTMPI_COMM_MODE FTMPI_RECOVERY_MODE FTMPI_COLL_MODE
         [ -z "$mode" ] || export FTMPI_COLL_MODE=$mode
         export LD_LIBRARY_PATH=$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
         bench_mpiexec $((budget + 30 + n)) "$p" "$n" "$exe" "$trials" "$budget") || rc=$?

@@ -168,9 +168,8 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit);
 void MPIR_FTMPI_commit_expect(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq);
 void MPIR_FTMPI_commit_unexpect(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq);
 
-/* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n]: the process with process id pid
- * kills itself at `point` of its n-th atomic collective (tests only); the
- * commit protocol's points are those of the collective it runs for. */
+/* The test points of the commit protocol (mpid_ft.h): those of the atomic
+ * collective it runs for. */
 void MPIR_FTMPI_atomic_test_death(const char *point);
 
 /* ---- the entry points MPICH's dispatchers call -------------------------- */

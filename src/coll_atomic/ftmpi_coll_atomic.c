@@ -211,41 +211,15 @@ static int copy_pieces(const output_t * out, const char *from, char *to)
 static unsigned atomic_calls;   /* started by this process */
 static unsigned atomic_current; /* the one the commit protocol runs for */
 
-/* FTMPI_TEST_ATOMIC_DEATH=pid:point[:n] kills the process with process id
- * pid (its first MPI_COMM_WORLD rank) at `point` of its n-th atomic
- * collective (default the first): "before-vote" (its part is done),
- * "after-vote" (it sent its first round of votes; with a shared output,
- * which sends none, it is about to decide), "before-decision" (it heard
- * every vote), "after-commit" (it copied its results out). Unset, it does
- * nothing. What the process sent just before is flushed first, so that the
- * point is where it died. The point "part-fails" kills nobody: the
- * process's part of that collective counts as failed though it succeeded,
- * as when a failure broke only its part, once the others had 50 ms to
- * end theirs. */
-static int test_point_is(const char *point, unsigned number)
-{
-    static int parsed;
-    static long pid = -1, nth = 1;
-    static char where[64];
-
-    if (!parsed) {
-        const char *spec = getenv("FTMPI_TEST_ATOMIC_DEATH");
-        char *end;
-        parsed = 1;
-        if (spec && (pid = strtol(spec, &end, 10), end != spec && *end == ':')) {
-            MPL_strncpy(where, end + 1, sizeof(where));
-            char *colon = strchr(where, ':');
-            if (colon) {
-                *colon = 0;
-                nth = strtol(colon + 1, NULL, 10);
-            }
-        } else {
-            pid = -1;
-        }
-    }
-    return pid == MPIR_Process.rank && number == nth && strcmp(point, where) == 0;
-}
-
+/* The test points of an atomic collective (mpid_ft.h), N counting this
+ * process's atomic collectives: the process dies at "before-vote" (its
+ * part is done), "after-vote" (it sent its first round of votes; with a
+ * shared output, which sends none, it is about to decide),
+ * "before-decision" (it heard every vote) or "after-commit" (it copied its
+ * results out), once what it sent just before is flushed, so that the
+ * point is where it died. At "part-fails" nobody dies: the process's part
+ * counts as failed though it succeeded, as when a failure broke only its
+ * part, once the others had 50 ms to end theirs. */
 static void progress_for(double seconds)
 {
     for (double until = MPI_Wtime() + seconds; MPI_Wtime() < until;)
@@ -254,7 +228,7 @@ static void progress_for(double seconds)
 
 static void test_death_at(const char *point, unsigned number)
 {
-    if (!test_point_is(point, number))
+    if (!MPID_FT_test_point(point, number))
         return;
     progress_for(0.02);
     fflush(stdout);
@@ -397,7 +371,7 @@ static int unpack_shared(atomic_op_t * op)
 static int part_done(atomic_op_t * op, int ok)
 {
     op->part_ok = ok;
-    if (test_point_is("part-fails", op->number)) {
+    if (MPID_FT_test_point("part-fails", op->number)) {
         /* the others finish their parts first: otherwise the query of the
          * termination protocol may seal one whose part is still running
          * (as in a real failure), and ABORT, which is also atomic, would

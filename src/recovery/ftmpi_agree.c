@@ -94,22 +94,12 @@ static struct {
 
 #define NO_JOIN UINT32_MAX
 
-static int bit(const uint8_t * set, int pid)
-{
-    return (set[pid / 8] >> (pid % 8)) & 1;
-}
-
-static void set_bit(uint8_t * set, int pid)
-{
-    set[pid / 8] |= (uint8_t) (1 << (pid % 8));
-}
-
 /* Sets up the agreement's state once; MPI_ERR_OTHER when memory ran out
  * (then the next call tries again). */
 static int agree_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    int nbytes = (MPIR_Process.size + 7) / 8;
+    int nbytes = MPID_FT_SET_BYTES(MPIR_Process.size);
 
     if (ag.n)
         return MPI_SUCCESS;
@@ -177,7 +167,7 @@ static void known_dead_set(uint8_t * set)
     memset(set, 0, ag.nbytes);
     for (int p = 0; p < ag.n; p++)
         if (MPIR_FTMPI_known_dead(p))
-            set_bit(set, p);
+            MPID_FT_set_add(set, p);
 }
 
 static void send_join(void)
@@ -226,7 +216,7 @@ static void agree_message(int from, const void *buf, size_t len)
     if (m->kind == MSG_JOIN) {
         /* failures the sender knows of and this process does not */
         for (int p = 0; p < ag.n; p++)
-            if (bit(m->sets, p) && !MPIR_FTMPI_known_dead(p))
+            if (MPID_FT_set_has(m->sets, p) && !MPIR_FTMPI_known_dead(p))
                 MPID_FT_failure_learned(p, "reported in recovery");
         /* it missed this coordinator's decision of the current epoch */
         if (!ag.recovering && ag.own_decision == ag.epoch && ag.epoch > 0 &&

@@ -22,11 +22,6 @@
 
 static int restarted;           /* this process replaced a failed one (REBUILD) */
 
-static int dead(const uint8_t * set, int pid)
-{
-    return (set[pid / 8] >> (pid % 8)) & 1;
-}
-
 /* ---- destroying the application's communicators and groups -------------- */
 
 /* A destroyed object keeps its memory and handle, with a reference count
@@ -100,7 +95,7 @@ static int shrink_world(const uint8_t * dead_set)
 
     MPIR_ERR_CHKANDJUMP(pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
-        if (dead(dead_set, pid))
+        if (MPID_FT_set_has(dead_set, pid))
             continue;
         if (pid == MPIR_Process.rank)
             world->rank = n;
@@ -190,7 +185,7 @@ static int recover(void)
      * not get that far) */
     nfailed = 0;
     for (int pid = 0; pid < MPIR_Process.size; pid++)
-        if (dead(dead_set, pid) && (rebuild || !dead(prev, pid)))
+        if (MPID_FT_set_has(dead_set, pid) && (rebuild || !MPID_FT_set_has(prev, pid)))
             ranks[nfailed++] = MPID_FT_world_rank_of_pid(pid);
 
     MPID_FT_destroy_windows();
@@ -218,7 +213,7 @@ static int recover(void)
 
     MPIR_FTMPI_set_last_failures(ranks, nfailed);
     for (int pid = 0; pid < MPIR_Process.size; pid++)
-        if (MPIR_FTMPI_known_dead(pid) && !dead(dead_set, pid))
+        if (MPIR_FTMPI_known_dead(pid) && !MPID_FT_set_has(dead_set, pid))
             unhandled++;
     MPIR_FTMPI_set_state(unhandled ? MPIR_FTMPI_FAILURE_RECOGNIZED : MPIR_FTMPI_NO_FAILURES,
                          unhandled ? "recovered; failures since remain" : "recovered");

@@ -129,21 +129,6 @@ typedef struct instance {
 
 static instance_t *instances;
 
-static size_t set_bytes(uint32_t size)
-{
-    return (size + 7) / 8;
-}
-
-static int in_set(const uint8_t * set, int i)
-{
-    return (set[i / 8] >> (i % 8)) & 1;
-}
-
-static void add_to_set(uint8_t * set, int i)
-{
-    set[i / 8] |= (uint8_t) (1 << (i % 8));
-}
-
 static void free_instance(instance_t * in)
 {
     MPL_free(in->asked);
@@ -168,7 +153,7 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, ui
             return in->size == size && in->and_words == and_words ? in : NULL;
     if (!create)
         return NULL;
-    size_t bytes = set_bytes(size);
+    size_t bytes = MPID_FT_SET_BYTES(size);
     in = MPL_calloc(1, sizeof(*in), MPL_MEM_OTHER);
     if (in == NULL)
         return NULL;
@@ -234,12 +219,12 @@ void MPIR_ULFM_context_released(uint32_t context_id)
 
 static size_t msg_len(uint32_t size, uint32_t and_words)
 {
-    return sizeof(agree_msg_t) + 2 * set_bytes(size) + and_words * sizeof(uint32_t);
+    return sizeof(agree_msg_t) + 2 * MPID_FT_SET_BYTES(size) + and_words * sizeof(uint32_t);
 }
 
 static void send_msg(int to_pid, int kind, const instance_t * in, int query_answer)
 {
-    size_t bytes = set_bytes(in->size), len = msg_len(in->size, in->and_words);
+    size_t bytes = MPID_FT_SET_BYTES(in->size), len = msg_len(in->size, in->and_words);
     agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
     if (m == NULL)
         return; /* as if lost with a failure: the protocol asks again */
@@ -271,7 +256,7 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int query_answ
 static void add_contribution(instance_t * in, const uint8_t * members, const int32_t * flag,
                              const uint8_t * acked, const void *and_mask)
 {
-    for (size_t i = 0; i < set_bytes(in->size); i++) {
+    for (size_t i = 0; i < MPID_FT_SET_BYTES(in->size); i++) {
         in->contributed[i] |= members[i];
         in->acked_by_all[i] &= acked[i];
     }
@@ -304,7 +289,7 @@ static void adopt(instance_t * in, const int32_t * flag, int raise, const uint8_
     in->flag[0] = flag[0];
     in->flag[1] = flag[1];
     in->raise = raise;
-    memcpy(in->absent, absent, set_bytes(in->size));
+    memcpy(in->absent, absent, MPID_FT_SET_BYTES(in->size));
     if (and_mask)
         memcpy(in->and_mask, and_mask, in->and_words * sizeof(uint32_t));
 }
@@ -337,11 +322,11 @@ static void agree_message(int from, const void *buf, size_t len)
             if (in->decided) {
                 send_msg(from, MSG_DECIDE, in, 0);
             } else {
-                add_contribution(in, m->ranks, m->flag, m->ranks + set_bytes(m->size),
-                                 m->ranks + 2 * set_bytes(m->size));
-                add_to_set(in->asked, m->rank);
+                add_contribution(in, m->ranks, m->flag, m->ranks + MPID_FT_SET_BYTES(m->size),
+                                 m->ranks + 2 * MPID_FT_SET_BYTES(m->size));
+                MPID_FT_set_add(in->asked, m->rank);
                 if (m->query_answer)
-                    add_to_set(in->answered, m->rank);
+                    MPID_FT_set_add(in->answered, m->rank);
             }
             break;
         case MSG_QUERY:
@@ -361,7 +346,7 @@ static void agree_message(int from, const void *buf, size_t len)
             if (!in->decided && (from == in->coordinator_pid ||
                                  (from == in->parent_pid && !in->queried) ||
                                  (in->entered && in->coordinator_pid == in->own_pid)))
-                adopt(in, m->flag, m->raise, m->ranks, m->ranks + 2 * set_bytes(m->size));
+                adopt(in, m->flag, m->raise, m->ranks, m->ranks + 2 * MPID_FT_SET_BYTES(m->size));
             break;
     }
 }
@@ -465,7 +450,7 @@ static int acknowledged(MPIR_Comm * comm, int r)
 static int subtree_complete(const instance_t * in, int r)
 {
     for (int i = r; i < subtree_end(r, (int) in->size); i++)
-        if (!in_set(in->contributed, i))
+        if (!MPID_FT_set_has(in->contributed, i))
             return 0;
     return 1;
 }
@@ -479,19 +464,19 @@ static int try_decide(instance_t * in)
      * until everyone awaited has contributed */
     int took_over = in->own_rank != 0;
     for (int r = 0; r < (int) in->size; r++)
-        if (member_alive(in, r) && (!in_set(in->contributed, r) ||
+        if (member_alive(in, r) && (!MPID_FT_set_has(in->contributed, r) ||
                                       (took_over && r != in->own_rank &&
-                                       !in_set(in->answered, r))))
+                                       !MPID_FT_set_has(in->answered, r))))
             return 0;
 
-    uint8_t *absent = MPL_calloc(set_bytes(in->size), 1, MPL_MEM_OTHER);
+    uint8_t *absent = MPL_calloc(MPID_FT_SET_BYTES(in->size), 1, MPL_MEM_OTHER);
     if (absent == NULL)
         return 0;
     for (int r = 0; r < (int) in->size; r++) {
-        if (in_set(in->contributed, r))
+        if (MPID_FT_set_has(in->contributed, r))
             continue;
-        add_to_set(absent, r);
-        raise |= !in_set(in->acked_by_all, r);
+        MPID_FT_set_add(absent, r);
+        raise |= !MPID_FT_set_has(in->acked_by_all, r);
     }
     adopt(in, in->flag_and, raise, absent, NULL);
     MPL_free(absent);
@@ -510,7 +495,7 @@ static void pass_on(instance_t * in)
     int me = in->own_rank;
     for (int r = 0; r < (int) in->size; r++) {
         int child = r != 0 && tree_parent(r) == me;
-        if ((child || in_set(in->asked, r)) && r != me && !in_set(in->absent, r))
+        if ((child || MPID_FT_set_has(in->asked, r)) && r != me && !MPID_FT_set_has(in->absent, r))
             send_msg(in->pids[r], MSG_DECIDE, in, 0);
     }
 }
@@ -541,13 +526,13 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     in->failures_seen = MPID_FT_failure_count();
     in->in_tree = !any_member_failed(in);
 
-    size_t bytes = set_bytes(n);
+    size_t bytes = MPID_FT_SET_BYTES(n);
     uint8_t *own = MPL_calloc(2, bytes, MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(own == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    add_to_set(own, me);
+    MPID_FT_set_add(own, me);
     for (int r = 0; r < n; r++)
         if (acknowledged(comm, r))
-            add_to_set(own + bytes, r);
+            MPID_FT_set_add(own + bytes, r);
     int32_t own_flags[2] = { ~0, ~0 };
     own_flags[me >= in->high_group] = flag;
     add_contribution(in, own, own_flags, own + bytes, and_mask);
@@ -643,7 +628,7 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
     /* the absent are failed processes (ULFM: acknowledging after the
      * agreement acknowledges them), whether or not this one knew yet */
     for (int r = 0; r < n; r++)
-        if (in_set(in->absent, r) && MPID_FT_proc_state(in->pids[r]) == MPID_FT_PROC_ALIVE)
+        if (MPID_FT_set_has(in->absent, r) && MPID_FT_proc_state(in->pids[r]) == MPID_FT_PROC_ALIVE)
             MPID_FT_failure_learned(in->pids[r], "left out of an agreement");
     /* each group of an intercommunicator gets the other's AND */
     int own_group = in->own_rank >= in->high_group;

@@ -48,7 +48,7 @@ static int survivors(const uint8_t * absent, int first, int size, int *ranks)
 {
     int n = 0;
     for (int r = 0; r < size; r++)
-        if (!((absent[(first + r) / 8] >> ((first + r) % 8)) & 1))
+        if (!MPID_FT_set_has(absent, first + r))
             ranks[n++] = r;
     return n;
 }
@@ -162,8 +162,7 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
     /* an intercommunicator's groups: the low one receives on ids[0] */
     MPIR_Context_id_t own = inter ? ids[!comm->is_low_group] : ids[0];
     MPIR_Context_id_t other = inter ? ids[comm->is_low_group] : ids[0];
-    int left_out = (outcome->absent[(local_first + comm->rank) / 8] >>
-                    ((local_first + comm->rank) % 8)) & 1;
+    int left_out = MPID_FT_set_has(outcome->absent, local_first + comm->rank);
     /* no survivor in the other group: MPI_COMM_NULL, as MPI_Comm_create gives */
     if (left_out || (inter && nremote == 0))
         own = 0;

@@ -18,7 +18,7 @@
  *             for the rooted ones, default 0
  *     DEATH   PID:POINT[:N]  the library's test hook: process PID kills
  *                 itself at POINT of its N-th ATOMIC collective (default 1);
- *                 the program sets FTMPI_TEST_ATOMIC_DEATH=PID:POINT:N
+ *                 the program sets FTMPI_TEST_POINT=PID:POINT:N
  *                 before MPI_Init and calls COLL N times (the first N-1
  *                 must succeed everywhere, they are the only collectives
  *                 before it). POINT: before-vote (its part done, no
@@ -604,7 +604,7 @@ int main(int argc, char **argv)
             usage("the hook kills one process");
         hook_victim = atoi(victims);
         snprintf(spec, sizeof(spec), "%d:%s:%ld", hook_victim, kind, nth);
-        setenv("FTMPI_TEST_ATOMIC_DEATH", spec, 1);
+        setenv("FTMPI_TEST_POINT", spec, 1);
     }
     if (nth < 1)
         usage("N counts from 1");

@@ -3,7 +3,7 @@
  * shared-memory queue left blocked by a process killed while writing into
  * it) must leave the job instead of holding the recovery up forever.
  *
- *   FTMPI_TEST_DEAF=D ft_deaf VICTIM HOW
+ *   FTMPI_TEST_POINT=D:deaf ft_deaf VICTIM HOW
  *
  * VICTIM dies (HOW: kill or exit) while the others wait in a barrier;
  * process D then drops every control message it gets (the library's test
@@ -19,10 +19,13 @@ int main(int argc, char **argv)
     int rank, size;
     ft_init(&argc, &argv, 2, "VICTIM kill|exit", &rank, &size);
     int victim = atoi(argv[1]);
-    const char *deaf_env = getenv("FTMPI_TEST_DEAF");
-    int deaf = deaf_env ? atoi(deaf_env) : -1;
+    const char *deaf_env = getenv("FTMPI_TEST_POINT");
+    int deaf = -1;
+    if (deaf_env == NULL || sscanf(deaf_env, "%d:deaf", &deaf) != 1 || !strstr(deaf_env, ":deaf"))
+        deaf = -1;
     if (victim < 0 || victim >= size || deaf < 0 || deaf >= size || deaf == victim) {
-        fprintf(stderr, "ft_deaf: needs FTMPI_TEST_DEAF and VICTIM, two ranks of %d\n", size);
+        fprintf(stderr, "ft_deaf: needs FTMPI_TEST_POINT=D:deaf and VICTIM, two ranks of %d\n",
+                size);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     ft_meetings_open(rank, size);

@@ -47,7 +47,7 @@ static void parse_plan(const char *plan)
             snprintf(spec, sizeof(spec), "%d:%s", atoi(in_rebuild + 1),
                      *in_rebuild == '@' ? "after-spawn" :
                      *in_rebuild == '^' ? "mid-announce" : "before-ready");
-            setenv("FTMPI_TEST_REBUILD_DEATH", spec, 1);
+            setenv("FTMPI_TEST_POINT", spec, 1);
             rebuild_victim = atoi(in_rebuild + 1);
             *in_rebuild = 0;
         }
@@ -118,6 +118,9 @@ int main(int argc, char **argv)
     int rank, np, rc, round = 0, synced, recoveries = 0, self_size;
     const char *how = argc > 2 ? argv[2] : "kill";
 
+    /* before MPI_Init, which reads the library's test point */
+    if (argc >= 2)
+        parse_plan(argv[1]);
     rc = MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -127,7 +130,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: ft_rebuild PLAN [kill|exit] (at most %d processes)\n", MAXP);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    parse_plan(argv[1]);
 
     int restarted = rc == MPI_INIT_RESTARTED_NODE;
     CHECK(rc == MPI_SUCCESS || restarted, "MPI_Init returned %d", rc);

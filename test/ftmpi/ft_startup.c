@@ -1,6 +1,6 @@
 /* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* A process dies before MPI_Init (argv: the rank, from the launcher's
- * PMI_RANK, and kill|exit; -1: nobody, for FTMPI_TEST_INIT_DEATH, which
+ * PMI_RANK, and kill|exit; -1: nobody, for the test point "init", which
  * kills one inside MPI_Init). The others are in MPI_Init's start-up
  * exchange, which can never complete: the job must end, not hang, in every
  * mode. A process that gets past MPI_Init prints SURVIVED. */

@@ -187,10 +187,10 @@ run_entry() {
         # blocked its shared-memory queue: ftdev_echo.c) is a second
         # failure that a test written for one cannot expect: such a run
         # says nothing about the test, which runs once more. ft_deaf
-        # (FTMPI_TEST_DEAF) is about that very exit.
+        # (the test point "deaf") is about that very exit.
         deaf=$(sed -n 's/^FT-MPICH: process \([0-9]*\) receives nothing.*/\1/p' "$out" | tr '\n' ' ')
         if [ $attempt = 1 ] && [ -n "$deaf" ] && [ -z "$left" ] &&
-            [[ " ${envs[*]} " != *" FTMPI_TEST_DEAF="* ]]; then
+            [[ " ${envs[*]} " != *" FTMPI_TEST_POINT="*":deaf "* ]]; then
             mv "$out" "$out.fenced"
             fenced="(run twice: in the first, process ${deaf% } found itself deaf and left; output: $out.fenced)"
             continue

@@ -34,7 +34,8 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_ulfm.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_services.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_upcalls.c \
-                    src/mpid/ch4/netmod/ftdev/ftdev_trace.c
+                    src/mpid/ch4/netmod/ftdev/ftdev_trace.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_test_point.c
 
 errnames_txt_files += src/mpid/ch4/netmod/ftdev/errnames.txt
 

@@ -150,9 +150,9 @@ static int test_deaf;
 
 void MPIDI_FTDEV_ctrl_test_deaf_after(int dead)
 {
-    const char *deaf = getenv("FTMPI_TEST_DEAF");
-    if (deaf && atoi(deaf) == MPIDI_FTDEV_global.my_pid && MPIR_Process.node_map &&
-        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid])
+    if (MPIR_Process.node_map &&
+        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid] &&
+        MPID_FT_test_point("deaf", 1))
         test_deaf = 1;
 }
 

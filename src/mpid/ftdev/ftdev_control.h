@@ -42,7 +42,7 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param);
 
-/* Tests only: FTMPI_TEST_DEAF=pid makes that process drop every control
+/* The test point "deaf" (mpid_ft.h): the process drops every control
  * message once it learned of the death of process `dead` on its node (see
  * test/ftmpi/ft_deaf.c and ftdev_echo.c). */
 void MPIDI_FTDEV_ctrl_test_deaf_after(int dead);

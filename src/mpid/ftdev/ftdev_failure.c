@@ -316,7 +316,7 @@ void MPIDI_FTDEV_take_what_arrived(void)
 /* "3,5" from the launcher: ranks of the processes it started with the job.
  * A replacement runs in a process group of its own, whose list this is
  * for it; and a rank that was replaced is not the process listed. */
-void MPIDI_FTDEV_launcher_reported_failures(const char *list)
+void MPID_FT_launcher_reported_failures(const char *list)
 {
     const char *p = list;
     if (MPIDI_FTDEV_global.is_replacement)
@@ -334,7 +334,7 @@ void MPIDI_FTDEV_launcher_reported_failures(const char *list)
     }
 }
 
-int MPIDI_FTDEV_launcher_list_needed(void)
+int MPID_FT_launcher_list_needed(void)
 {
     /* what the watch saw goes first, so that the failure it names is
      * handled before anything waits on mpiexec */

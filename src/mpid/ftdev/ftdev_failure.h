@@ -81,12 +81,6 @@ int MPIDI_FTDEV_echo_under_way(void);
 void MPIDI_FTDEV_ucx_log_hold_back(void);
 void MPIDI_FTDEV_ucx_log_release(void);
 
-/* The launcher's PMI_dead_processes list, e.g. "3,5"; and whether, on
- * the launcher's notice that some process died (SIGUSR1), that list is
- * worth its round trip to mpiexec. */
-void MPIDI_FTDEV_launcher_reported_failures(const char *list);
-int MPIDI_FTDEV_launcher_list_needed(void);
-
 /* After a failure, waits that can no longer end well end with an error:
  * those of the application in CONT mode until the recovery (the requests
  * stay pending, see ftdev_failure.c), and an RMA synchronization that the

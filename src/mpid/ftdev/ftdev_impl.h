@@ -209,4 +209,8 @@ int MPIDI_FTDEV_drain_stale(int pending);
 ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header_length,
                                     void *data, size_t length, const ucp_am_recv_param_t * param);
 
+/* Reads FTMPI_TEST_POINT (ftdev_test_point.c): an error when it is
+ * malformed, or set in a build without test points. */
+int MPIDI_FTDEV_test_points_init(void);
+
 #endif /* FTDEV_IMPL_H_INCLUDED */

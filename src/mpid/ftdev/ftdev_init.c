@@ -272,10 +272,10 @@ int MPIDI_FTDEV_init_world(void)
 
     MPIR_ERR_CHKANDJUMP(MPIR_CVAR_CH4_ROOTS_ONLY_PMI, mpi_errno, MPI_ERR_OTHER,
                         "**ftdev_rootsonly");
-    /* tests only: FTMPI_TEST_INIT_DEATH=pid dies here, past the launcher's
-     * first barrier, before the node's shared-memory ones */
-    const char *init_victim = getenv("FTMPI_TEST_INIT_DEATH");
-    if (init_victim && atoi(init_victim) == MPIR_Process.rank)
+    mpi_errno = MPIDI_FTDEV_test_points_init();
+    MPIR_ERR_CHECK(mpi_errno);
+    /* past the launcher's first barrier, before the node's shared-memory ones */
+    if (MPID_FT_test_point("init", 1))
         raise(SIGKILL);
 
     ucp_worker_params_t worker_params = {

@@ -238,7 +238,7 @@ static int copy_field(const char *from, const char *end, char *to, size_t size)
     return 1;
 }
 
-int MPIDI_FTDEV_take_over_replaced_rank(void)
+int MPID_FT_take_over_replaced_rank(void)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_FTDEV_rejoin_key_t *key = &MPIDI_FTDEV_rejoin_key;

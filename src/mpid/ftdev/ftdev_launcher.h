@@ -21,11 +21,6 @@ typedef struct {
 
 extern MPIDI_FTDEV_rejoin_key_t MPIDI_FTDEV_rejoin_key;
 
-/* In MPID_Init right after PMI start-up: a process the launcher started to
- * replace a failed one reads its key (MPIDI_FTDEV_rejoin_key) and becomes
- * that rank of the original job. Nothing for any other process. */
-int MPIDI_FTDEV_take_over_replaced_rank(void);
-
 /* The coordinator's address in the name service for the rebuild of
  * `epoch` (publish = 0: taken out again); *nchunks: how many entries. */
 int MPIDI_FTDEV_publish_address(uint32_t epoch, int publish, int *nchunks);

@@ -260,21 +260,14 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
 
 /* ---- test-only fault injection ------------------------------------------------- */
 
-/* FTMPI_TEST_REBUILD_DEATH=pid:point makes the process started first as
- * rank pid kill itself at that point of a rebuild: "after-spawn" (as
- * coordinator, once the launcher started the replacements),
- * "mid-announce" (as coordinator, once one survivor was told the rebuild
- * is done) or "before-ready" (as a survivor, before it tells the
- * coordinator). Tests use it to fail a rebuild half-way; unset, it does
- * nothing. */
+/* The process named by the test point dies at that point of a rebuild:
+ * "after-spawn" (as coordinator, once the launcher started the
+ * replacements), "mid-announce" (as coordinator, once one survivor was
+ * told the rebuild is done) or "before-ready" (as a survivor, before it
+ * tells the coordinator). Tests use it to fail a rebuild half-way. */
 static void test_death_point(const char *point)
 {
-    const char *spec = getenv("FTMPI_TEST_REBUILD_DEATH");
-    char *end;
-    if (spec == NULL || MPIDI_FTDEV_global.is_replacement)
-        return;
-    long pid = strtol(spec, &end, 10);
-    if (end != spec && *end == ':' && pid == MPIDI_FTDEV_global.my_pid && !strcmp(end + 1, point))
+    if (MPID_FT_test_point(point, 1))
         raise(SIGKILL);
 }
 
@@ -320,15 +313,10 @@ static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *agai
     goto fn_exit;
 }
 
-static int being_replaced(const uint8_t * dead, int pid)
-{
-    return (dead[pid / 8] >> (pid % 8)) & 1;
-}
-
 /* A survivor the coordinator waits for: alive, not leaving, not itself. */
 static int awaited_survivor(const uint8_t * dead, int pid)
 {
-    return pid != MPIDI_FTDEV_global.my_pid && !being_replaced(dead, pid) &&
+    return pid != MPIDI_FTDEV_global.my_pid && !MPID_FT_set_has(dead, pid) &&
         MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
         !MPIDI_FTDEV_global.peer_finalizing[pid];
 }
@@ -341,7 +329,7 @@ static int everyone_answered(uint32_t epoch, const uint8_t * dead, char *late, s
         late[0] = 0;
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
         int missing;
-        if (being_replaced(dead, pid))
+        if (MPID_FT_set_has(dead, pid))
             missing = !rb.hello_died[pid] &&
                 (rb.hello_epoch[pid] != epoch || rb.hello_ep[pid] == NULL);
         else
@@ -362,7 +350,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
 
     /* the replacements that joined, and the world as they will see it */
     for (int pid = 0; pid < n; pid++) {
-        if (being_replaced(dead, pid) && !rb.hello_died[pid]) {
+        if (MPID_FT_set_has(dead, pid) && !rb.hello_died[pid]) {
             rebuilt_len += MPIDI_FTDEV_rb_entry_size(rb.hello_len[pid]);
             welcome_len += MPIDI_FTDEV_rb_entry_size(rb.hello_len[pid]);
         } else if (pid == me || MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
@@ -377,7 +365,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
     MPIDI_FTDEV_rb_entry_t *w = (MPIDI_FTDEV_rb_entry_t *) (welcome + 1);
     MPIDI_FTDEV_rb_entry_t *r = (MPIDI_FTDEV_rb_entry_t *) (rebuilt + 1);
     for (int pid = 0; pid < n; pid++) {
-        if (being_replaced(dead, pid) && !rb.hello_died[pid]) {
+        if (MPID_FT_set_has(dead, pid) && !rb.hello_died[pid]) {
             w = MPIDI_FTDEV_rb_put_entry(w, pid, MPIDI_FTDEV_RB_REPLACED, rb.hello_address[pid],
                                          rb.hello_len[pid], &rb.hello_hb[pid]);
             r = MPIDI_FTDEV_rb_put_entry(r, pid, MPIDI_FTDEV_RB_REPLACED, rb.hello_address[pid],
@@ -406,7 +394,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
         }
     }
     for (int pid = 0; pid < n; pid++) {
-        if (!being_replaced(dead, pid) || rb.hello_died[pid])
+        if (!MPID_FT_set_has(dead, pid) || rb.hello_died[pid])
             continue;
         mpi_errno = install(pid, rb.hello_address[pid], rb.hello_len[pid], rb.hello_ep[pid],
                             &rb.hello_hb[pid]);
@@ -433,7 +421,7 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
 
     MPIR_ERR_CHKANDJUMP(pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int pid = 0; pid < n; pid++) {
-        if (!being_replaced(dead, pid))
+        if (!MPID_FT_set_has(dead, pid))
             continue;
         pids[k++] = pid;
         rb.hello_died[pid] = 0;

@@ -183,7 +183,7 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
     int mpi_errno = MPI_SUCCESS;
 
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
-        if (!((dead[pid / 8] >> (pid % 8)) & 1))
+        if (!MPID_FT_set_has(dead, pid))
             continue;
         /* the survivors may have known of failures this process had not
          * heard of yet */

@@ -109,7 +109,7 @@ static int num_failed_members(MPIR_Comm * comm)
     return n;
 }
 
-int MPIDI_FTDEV_comm_failure_ack(MPIR_Comm * comm)
+int MPID_FT_comm_failure_ack(MPIR_Comm * comm)
 {
     int mpi_errno = learn_failures();
     if (mpi_errno != MPI_SUCCESS)
@@ -120,12 +120,12 @@ int MPIDI_FTDEV_comm_failure_ack(MPIR_Comm * comm)
     return MPI_SUCCESS;
 }
 
-int MPIDI_FTDEV_comm_failure_get_acked(MPIR_Comm * comm, MPIR_Group ** group)
+int MPID_FT_comm_failure_get_acked(MPIR_Comm * comm, MPIR_Group ** group)
 {
     return failed_group(comm, MPIDI_FTDEV_COMM(comm).num_acked, group);
 }
 
-int MPIDI_FTDEV_comm_get_failed(MPIR_Comm * comm, MPIR_Group ** group)
+int MPID_FT_comm_get_failed(MPIR_Comm * comm, MPIR_Group ** group)
 {
     int mpi_errno = learn_failures();
     if (mpi_errno != MPI_SUCCESS)
@@ -135,7 +135,7 @@ int MPIDI_FTDEV_comm_get_failed(MPIR_Comm * comm, MPIR_Group ** group)
 
 int MPID_Comm_get_failed(MPIR_Comm * comm, MPIR_Group ** failed)
 {
-    return MPIDI_FTDEV_comm_get_failed(comm, failed);
+    return MPID_FT_comm_get_failed(comm, failed);
 }
 
 int MPID_Comm_ack_failed(MPIR_Comm * comm, int num_to_ack, int *num_acked)
@@ -168,18 +168,18 @@ int MPID_FT_comm_acked(MPIR_Comm * comm, int rank)
     return 0;
 }
 
-int MPIDI_FTDEV_comm_AS_enabled(MPIR_Comm * comm)
+int MPID_FT_comm_AS_enabled(MPIR_Comm * comm)
 {
     return MPIDI_FTDEV_COMM(comm).num_acked == num_failed_members(comm);
 }
 
-int MPIDI_FTDEV_request_is_anysource(MPIR_Request * req)
+int MPID_FT_request_is_anysource(MPIR_Request * req)
 {
     return req->kind == MPIR_REQUEST_KIND__RECV &&
         MPIDI_FTDEV_REQ(req).list == &MPIDI_FTDEV_global.wildcard_reqs;
 }
 
-int MPIDI_FTDEV_request_is_pending_failure(MPIR_Request * req)
+int MPID_FT_request_is_pending_failure(MPIR_Request * req)
 {
     /* a blocking receive ends with the failure; a nonblocking one waits */
     return MPIDI_FTDEV_global.policy.ulfm && req->kind == MPIR_REQUEST_KIND__RECV &&
@@ -211,7 +211,7 @@ static void revoke_here(MPIR_Comm * comm)
     revoke_here(comm->node_roots_comm);
 }
 
-int MPIDI_FTDEV_comm_revoke(MPIR_Comm * comm, int is_remote)
+int MPID_FT_comm_revoke(MPIR_Comm * comm, int is_remote)
 {
     if (comm->revoked)
         return MPI_SUCCESS;
@@ -265,7 +265,7 @@ static void revoke_received(int from, int about, const void *payload, size_t len
         return;
     MPIR_Comm *comm = comm_of_context(context_id);
     if (comm) {
-        MPIDI_FTDEV_comm_revoke(comm, 1);
+        MPID_FT_comm_revoke(comm, 1);
         return;
     }
     if (MPIDI_FTDEV_context_is_held(context_id) || early_revoke_index(context_id) >= 0)
@@ -295,5 +295,5 @@ void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm)
         return;
     MPIDI_FTDEV_global.early_revokes[i] =
         MPIDI_FTDEV_global.early_revokes[--MPIDI_FTDEV_global.num_early_revokes];
-    MPIDI_FTDEV_comm_revoke(comm, 1);
+    MPID_FT_comm_revoke(comm, 1);
 }

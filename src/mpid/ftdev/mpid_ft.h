@@ -20,6 +20,7 @@
 
 struct MPIR_Comm;
 struct MPIR_Group;
+struct MPIR_Request;
 
 /* ---- what the layers above hand the device ------------------------------- */
 
@@ -95,6 +96,41 @@ void MPID_FT_event(const char *fmt, ...) __attribute__ ((format(printf, 1, 2)));
         if (unlikely(MPID_FT_trace_events))             \
             MPID_FT_event(__VA_ARGS__);                 \
     } while (0)
+
+/* ---- sets of process ids or ranks ------------------------------------------ */
+
+/* One bit per member, as the protocols send them: MPID_FT_SET_BYTES(n)
+ * bytes hold members 0 .. n-1. */
+#define MPID_FT_SET_BYTES(n) (((size_t) (n) + 7) / 8)
+
+static inline int MPID_FT_set_has(const uint8_t * set, int i)
+{
+    return (set[i / 8] >> (i % 8)) & 1;
+}
+
+static inline void MPID_FT_set_add(uint8_t * set, int i)
+{
+    set[i / 8] |= (uint8_t) (1u << (i % 8));
+}
+
+/* ---- fault injection for the tests --------------------------------------- */
+
+/* Whether this is the point FTMPI_TEST_POINT=PID:POINT[:N] names: the
+ * process started first as process id PID, passing `point` for the
+ * `number`-th time (ftdev_test_point.c). The points: "init" (MPI_Init,
+ * past the launcher's first barrier: the process dies), "deaf" (a death on
+ * its node: it drops every control message from then on), the ATOMIC
+ * commit's "before-vote", "after-vote", "before-decision", "after-commit"
+ * (the process dies; N counts its atomic collectives) and "part-fails"
+ * (its part counts as failed), and REBUILD's "after-spawn",
+ * "mid-announce" and "before-ready" (the process dies). Only in a build
+ * configured with --enable-ft-test-points (make check); elsewhere every
+ * point is 0 and nothing of it is compiled. */
+#ifdef HAVE_FT_TEST_POINTS
+int MPID_FT_test_point(const char *point, unsigned long number);
+#else
+#define MPID_FT_test_point(point, number) 0
+#endif
 
 /* ---- control messages ---------------------------------------------------- */
 
@@ -190,6 +226,28 @@ int MPID_FT_comm_local_pid(struct MPIR_Comm *comm, int rank);
  * communicator; what it points to is the layer's own, freed by its
  * comm_freed event. */
 void **MPID_FT_comm_coll_slot(struct MPIR_Comm *comm);
+
+/* ---- what ch4 itself forwards (the ch4-* patches) --------------------------- */
+
+/* ULFM's device functions (MPID_Comm_failure_ack, _failure_get_acked,
+ * _get_all_failed_procs, _revoke, _AS_enabled, MPID_Request_is_anysource,
+ * _is_pending_failure), with their arguments. */
+int MPID_FT_comm_failure_ack(struct MPIR_Comm *comm);
+int MPID_FT_comm_failure_get_acked(struct MPIR_Comm *comm, struct MPIR_Group **group);
+int MPID_FT_comm_get_failed(struct MPIR_Comm *comm, struct MPIR_Group **group);
+int MPID_FT_comm_revoke(struct MPIR_Comm *comm, int is_remote);
+int MPID_FT_comm_AS_enabled(struct MPIR_Comm *comm);
+int MPID_FT_request_is_anysource(struct MPIR_Request *req);
+int MPID_FT_request_is_pending_failure(struct MPIR_Request *req);
+/* The launcher's PMI_dead_processes list, e.g. "3,5"; and whether, on
+ * the launcher's notice that some process died (SIGUSR1), that list is
+ * worth its round trip to mpiexec. */
+void MPID_FT_launcher_reported_failures(const char *list);
+int MPID_FT_launcher_list_needed(void);
+/* In MPID_Init right after PMI start-up: a process the launcher started to
+ * replace a failed one reads its key and becomes that rank of the original
+ * job. Nothing for any other process. */
+int MPID_FT_take_over_replaced_rank(void);
 
 /* ---- ULFM state the device keeps per communicator --------------------------- */
 

@@ -40,6 +40,15 @@ AM_COND_IF([BUILD_CH4_NETMOD_FTDEV],[
         AC_MSG_ERROR([ch4:ftdev needs UCX 1.10 or newer])
     fi
     PAC_LIBS_ADD([-lucp -lucs])
+
+    dnl the tests' fault injection (ftdev_test_point.c): make check only
+    AC_ARG_ENABLE([ft-test-points],
+        [AS_HELP_STRING([--enable-ft-test-points],
+            [compile in the fault-injection points that FT-MPICH's tests drive through FTMPI_TEST_POINT (make check does); not for a release build])],
+        [],[enable_ft_test_points=no])
+    if test "$enable_ft_test_points" = "yes" ; then
+        AC_DEFINE(HAVE_FT_TEST_POINTS,1,[Define to compile in FT-MPICH's fault-injection test points])
+    fi
 ])dnl
 ])dnl
 

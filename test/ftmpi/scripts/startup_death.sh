@@ -4,7 +4,7 @@
 # waiting in its barriers: the job must end at once with a nonzero status
 # and a line naming the rank, in the default mode and in the fault-tolerant
 # ones (which can only keep survivors once every process is past MPI_Init).
-# "init" dies inside MPI_Init (FTMPI_TEST_INIT_DEATH) after the first PMI
+# "init" dies inside MPI_Init (the test point "init") after the first PMI
 # barrier, before the node's shared-memory ones, where the others would
 # otherwise spin for ever.
 set -u
@@ -15,7 +15,7 @@ for mode in abort shrink blank; do
     for how in kill exit init; do
         start=$(date +%s.%N)
         if [ $how = init ]; then
-            set -- env FTMPI_TEST_INIT_DEATH=1 "$prefix/bin/mpiexec" -n 4 "$bin/ft_startup" -1 kill
+            set -- env FTMPI_TEST_POINT=1:init "$prefix/bin/mpiexec" -n 4 "$bin/ft_startup" -1 kill
         else
             set -- "$prefix/bin/mpiexec" -n 4 "$bin/ft_startup" 1 "$how"
         fi
