@@ -84,7 +84,7 @@ HOLDS = ("pause", "gdb")
 # whole-node events (--nodes)
 NODE_METHODS = ("nodekill", "nodefreeze", "nodecut")
 CLUSTER = os.path.join(HERE, "..", "cluster", "cluster.sh")
-DECLARED_RE = re.compile(r"^FT-MPICH: process (\d+) \(os pid (\d+)\) (sent no heartbeat .* is declared failed"
+DECLARED_RE = re.compile(r"^FT-MPICH: process (\d+) \(os pid (\d+)\) (.* and is declared failed"
                          r"|was declared failed by the others)", re.M)
 
 

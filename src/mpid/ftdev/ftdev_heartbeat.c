@@ -13,10 +13,12 @@
  * and declaring either failed would throw a live process's work away for
  * good. So the watcher asks whoever can see the suspect's operating-system
  * process (verify_suspect): itself when the suspect runs on its node, else
- * the suspect's node-mates over this socket. Only a process that has ended,
- * is stopped by a signal (SIGSTOP, a frozen node), or whose whole node is
- * silent too is declared failed; one that runs, sleeps or is traced by a
- * debugger is heard again and watched anew. The watcher kills a declared
+ * the suspect's node-mates over this socket, from half the timeout on so
+ * that their answer is in when the timeout ends. Only a process that has
+ * ended, is stopped by a signal (SIGSTOP, a frozen node), or whose whole
+ * node is silent too is declared failed, and a silent node is declared
+ * with every process on it at once; one that runs, sleeps or is traced by
+ * a debugger is heard again and watched anew. The watcher kills a declared
  * process when it runs on its node (so that it cannot wake up and write
  * into the recovered job), tells every live process and the declared one,
  * and its main thread handles the failure like any other at its next
@@ -80,8 +82,10 @@ cvars:
         Milliseconds of silence after which a process is suspected. A
         suspect is declared failed (and killed when it runs on the node of
         the process that noticed) only when its node says it has ended or
-        is stopped by a signal, or its whole node stays silent for half as
-        long again; one that runs slowly or is held by a debugger is not.
+        is stopped by a signal, or its whole node has not answered for it
+        since half the timeout (then every process of that node is
+        declared at once); one that runs slowly or is held by a debugger is
+        not.
         Dead processes are found in milliseconds by other means (UCX, the
         node watch, the launcher): this only bounds how long a frozen
         process or node holds the others up. 0 turns the heartbeat off.
@@ -222,8 +226,9 @@ void MPIDI_FTDEV_hb_suspect(int pid, int why)
     __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
 }
 
-/* `why`: what its node said of it, or that the node said nothing. */
-static void declare_failed(int pid, const char *why)
+/* `what`: why it is suspected (NULL: its heartbeat is silent); `why`: what
+ * its node said of it, or that the node said nothing. */
+static void declare_failed(int pid, const char *what, const char *why)
 {
     int n = MPIDI_FTDEV_global.num_pids;
     int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
@@ -232,8 +237,13 @@ static void declare_failed(int pid, const char *why)
     if (seen == 0)
         __atomic_store_n(&MPIDI_FTDEV_hb.tell_launcher[pid], 1, __ATOMIC_RELEASE);
     MPIDI_FTDEV_hb_suspect(pid, HB_SUSPECT_SILENT);
-    fprintf(stderr, "FT-MPICH: process %d (os pid %d) sent no heartbeat for %d ms and is "
-            "declared failed (%s)\n", pid, (int) ospid, MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
+    if (what)
+        fprintf(stderr, "FT-MPICH: process %d (os pid %d) %s and is declared failed (%s)\n",
+                pid, (int) ospid, what, why);
+    else
+        fprintf(stderr, "FT-MPICH: process %d (os pid %d) sent no heartbeat for %d ms and is "
+                "declared failed (%s)\n", pid, (int) ospid,
+                MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT, why);
     if (seen > 0)
         kill(seen, SIGKILL);
     for (int p = 0; p < n; p++)
@@ -273,6 +283,7 @@ static int ask_node_mates(int pid)
         return 0;
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
         if (p != pid && p != MPIDI_FTDEV_global.my_pid && MPIDI_FTDEV_hb_live(p) &&
+            !MPIDI_FTDEV_global.peer_finalizing[p] &&
             MPIR_Process.node_map[p] == MPIR_Process.node_map[pid]) {
             send_to(p, HB_VERIFY, pid);
             asked++;
@@ -285,17 +296,50 @@ typedef struct {
     int pid;                    /* the process watched; -1: none */
     double since;               /* watched from */
     double heard;               /* last heard from (0: never) */
-    double asked_at;            /* its node-mates were asked (0: not under verification) */
+    double node_asked;          /* its node was first asked about it and has not answered
+                                 * since (0: no question pending) */
+    double asked_at;            /* asked for the verdict that decides (0: not deciding) */
     int excused;                /* found alive though silent, and said so once */
 } watch_t;
+
+static void reset_questions(watch_t * w)
+{
+    w->asked_at = w->node_asked = 0;
+}
+
+/* Asks the suspect's node about it, unless this process sees it itself. */
+static int ask_its_node(watch_t * w, double now)
+{
+    if (MPIDI_FTDEV_visible_ospid(w->pid) > 0)
+        return -1;
+    if (w->node_asked == 0)
+        w->node_asked = now;
+    return ask_node_mates(w->pid);
+}
+
+/* Nobody on pid's node answered for it for half the timeout: that node is
+ * frozen, cut off or gone, and each of its processes with it (each was
+ * asked and did not answer either). */
+static void declare_node_failed(int pid)
+{
+    int *map = MPIR_Process.node_map;
+
+    declare_failed(pid, NULL, "its node does not answer for it either");
+    if (map == NULL || map[pid] == map[MPIDI_FTDEV_global.my_pid])
+        return;
+    for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+        if (p != pid && map[p] == map[pid] && MPIDI_FTDEV_hb_live(p) &&
+            !MPIDI_FTDEV_global.peer_finalizing[p])
+            declare_failed(p, "runs on that node", "its node does not answer");
+}
 
 /* What the suspect's node said of it: it failed, or it is alive and gets
  * another timeout. */
 static void settle(watch_t * w, int cond, double now)
 {
-    w->asked_at = 0;
+    reset_questions(w);
     if (is_failed_condition(cond)) {
-        declare_failed(w->pid, condition_name[cond]);
+        declare_failed(w->pid, NULL, condition_name[cond]);
         return;
     }
     w->heard = now;
@@ -310,7 +354,8 @@ static void settle(watch_t * w, int cond, double now)
 }
 
 /* The predecessor has been silent for the timeout: failed only if its
- * node says so, or says nothing for half as long again. */
+ * node says so, or has said nothing since it was first asked, half the
+ * timeout ago or more. */
 static void verify_suspect(watch_t * w, double now, double timeout)
 {
     if (w->asked_at == 0) {
@@ -320,12 +365,11 @@ static void verify_suspect(watch_t * w, double now, double timeout)
             return;
         }
         MPID_FT_TRACE("heartbeat: process %d silent for %.0f ms; %d process(es) of its node "
-                      "asked", w->pid, now - MPL_MAX(w->heard, w->since),
-                      ask_node_mates(w->pid));
+                      "asked", w->pid, now - MPL_MAX(w->heard, w->since), ask_its_node(w, now));
         w->asked_at = now;
-    } else if (now - w->asked_at > timeout / 2) {
-        declare_failed(w->pid, "its node does not answer for it either");
     }
+    if (w->node_asked != 0 && now - w->node_asked > timeout / 2)
+        declare_node_failed(w->pid);
 }
 
 static void *beat(void *arg)
@@ -379,9 +423,12 @@ static void *beat(void *arg)
                     MPIDI_FTDEV_hb_send(m.from, HB_VERDICT, m.about,
                                         MPIDI_FTDEV_proc_condition(m.about));
                 } else if (m.kind == HB_VERDICT && about_valid && m.about == w.pid &&
-                           w.asked_at != 0 && m.state > PROC_UNSEEN &&
-                           m.state < PROC_NUM_CONDITIONS) {
-                    settle(&w, m.state, now_ms());
+                           m.state > PROC_UNSEEN && m.state < PROC_NUM_CONDITIONS) {
+                    /* an answer to a question asked before the timeout
+                     * only shows that the node is there */
+                    w.node_asked = 0;
+                    if (w.asked_at != 0)
+                        settle(&w, m.state, now_ms());
                 } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.my_pid) {
                     MPIDI_FTDEV_fence("its heartbeat went silent");
                 } else if (m.kind == HB_FAILED && about_valid &&
@@ -397,13 +444,14 @@ static void *beat(void *arg)
             }
         }
         if (w.pid >= 0 && heard[w.pid] > w.heard)
-            w.heard = heard[w.pid], w.excused = 0, w.asked_at = 0;
+            w.heard = heard[w.pid], w.excused = 0, reset_questions(&w);
 
         MPIDI_FTDEV_echo_watch(now_ms(), period, timeout);
 
         /* a process in MPI_Finalize may stop beating once everyone is there;
          * one silent for half the timeout is asked directly, since it may
-         * beat to another successor than us */
+         * beat to another successor than us, and its node is asked about
+         * it, so that a silent node is known when the timeout ends */
         now = now_ms();
         double silent = w.pid >= 0 ? now - MPL_MAX(w.heard, w.since) : 0;
         if (w.pid >= 0 && !MPIDI_FTDEV_global.peer_finalizing[w.pid] &&
@@ -412,6 +460,7 @@ static void *beat(void *arg)
                 verify_suspect(&w, now, timeout);
             else if (silent > timeout / 2 && now - last_probe >= period) {
                 send_to(w.pid, HB_PROBE, -1);
+                ask_its_node(&w, now);
                 last_probe = now;
             }
         }
