@@ -4,7 +4,8 @@
 #   bench_setup NAME      $here, $top, $prefix (FTDEV_PREFIX, default ./install),
 #                         $bin, $cores, $raw (BENCH_RAW_DIR/NAME-STAMP.raw) and
 #                         $table (the same .table), $stamp
-#   bench_build PROGRAM [PREFIX [SUFFIX]]   compiles bench/PROGRAM.c
+#   bench_build PROGRAM [PREFIX [SUFFIX]]   compiles bench/PROGRAM.c (unless
+#                         the program is newer than its source and library)
 #   fault_nps             the process counts of the fault benchmarks: 2, 4, 8,
 #                         ... up to BENCH_MAX_NP (default: the larger of 8 and
 #                         the core count)
@@ -49,8 +50,14 @@ bench_setup() {
 }
 
 bench_build() { # program [prefix [suffix]]
-    local p=${2:-$prefix}
-    "$p/bin/mpicc" -O2 -o "$bin/$1${3:-}" "$here/$1.c" ||
+    local p=${2:-$prefix} exe=$bin/$1${3:-}
+    # a program newer than its source and than the library it links is
+    # kept, so that benchmarks also run where no compiler is installed
+    if [ -x "$exe" ] && [ "$exe" -nt "$here/$1.c" ] && [ "$exe" -nt "$here/bench_util.h" ] &&
+        [ "$exe" -nt "$p/lib/libmpi.so" ]; then
+        return 0
+    fi
+    "$p/bin/mpicc" -O2 -o "$exe" "$here/$1.c" ||
         { echo "bench: $1.c does not compile with $p/bin/mpicc" >&2; exit 2; }
 }
 

@@ -538,7 +538,9 @@ void MPIDI_FTDEV_heartbeat_failures(void)
     char how[96];
     /* (progress calls this on every call once a job outlived a failure:
      * the processes are looked at only when the thread has news) */
+    /* (a plain load first: the exchange is a locked instruction) */
     if (MPIDI_FTDEV_hb.suspected == NULL ||
+        !__atomic_load_n(&MPIDI_FTDEV_hb.news, __ATOMIC_RELAXED) ||
         !__atomic_exchange_n(&MPIDI_FTDEV_hb.news, 0, __ATOMIC_ACQ_REL))
         return;
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
