@@ -129,10 +129,6 @@ static int drain_collectives_of(MPIR_Comm * comm)
                              context_field(0xffff) | (uint64_t) MPIR_TAG_COLL_BIT);
 }
 
-/* How many busy progress calls (ones that handled messages) go by between
- * two looks for stale messages in a job that outlived a failure. */
-#define DRAIN_BUSY_CALLS 256
-
 int MPIDI_FTDEV_drain_stale(int pending)
 {
     /* the epoch the failure happened in, which the recovery may already
@@ -163,17 +159,10 @@ int MPIDI_FTDEV_drain_stale(int pending)
     }
     /* what is stale stays so for the rest of the job, but only a message
      * that arrived since the last look can be new to it: one progress
-     * call in a quiet job is no probe of UCX's queues per communicator.
-     * While messages keep coming, a look every DRAIN_BUSY_CALLS calls
-     * that found some is enough (a stale message's sender waits that much
-     * longer): a job that outlived a failure then runs at its old speed. */
+     * call in a quiet job is no probe of UCX's queues per communicator */
     static unsigned long drained_at_events = (unsigned long) -1;
-    static unsigned busy_calls;
     if (MPIDI_FTDEV_global.worker_events == drained_at_events)
         return 1;
-    if (MPIDI_FTDEV_global.idle_polls == 0 && ++busy_calls < DRAIN_BUSY_CALLS)
-        return 1;
-    busy_calls = 0;
     drained_at_events = MPIDI_FTDEV_global.worker_events;
     drain_collectives_of(MPIR_Process.comm_world);
     drain_revoked(MPIR_Process.comm_world);
