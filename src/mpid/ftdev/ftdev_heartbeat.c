@@ -275,6 +275,15 @@ static int is_failed_condition(int cond)
     return cond == PROC_ENDED || cond == PROC_STOPPED;
 }
 
+/* Whether p is a node-mate of `pid` that can answer for it: live, not
+ * this process, and not in MPI_Finalize (whose thread stops answering). */
+static int answering_node_mate(int p, int pid)
+{
+    return p != pid && p != MPIDI_FTDEV_global.my_pid && MPIDI_FTDEV_hb_live(p) &&
+        !MPIDI_FTDEV_global.peer_finalizing[p] &&
+        MPIR_Process.node_map[p] == MPIR_Process.node_map[pid];
+}
+
 /* The node-mates of `pid` that can be asked about it. */
 static int ask_node_mates(int pid)
 {
@@ -282,9 +291,7 @@ static int ask_node_mates(int pid)
     if (MPIR_Process.node_map == NULL)
         return 0;
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
-        if (p != pid && p != MPIDI_FTDEV_global.my_pid && MPIDI_FTDEV_hb_live(p) &&
-            !MPIDI_FTDEV_global.peer_finalizing[p] &&
-            MPIR_Process.node_map[p] == MPIR_Process.node_map[pid]) {
+        if (answering_node_mate(p, pid)) {
             send_to(p, HB_VERIFY, pid);
             asked++;
         }
@@ -328,8 +335,7 @@ static void declare_node_failed(int pid)
     if (map == NULL || map[pid] == map[MPIDI_FTDEV_global.my_pid])
         return;
     for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
-        if (p != pid && map[p] == map[pid] && MPIDI_FTDEV_hb_live(p) &&
-            !MPIDI_FTDEV_global.peer_finalizing[p])
+        if (answering_node_mate(p, pid))
             declare_failed(p, "runs on that node", "its node does not answer");
 }
 
