@@ -20,11 +20,10 @@ shift 5
 for n in "$runs" "$lanes" "$limit" "$np"; do
     case $n in '' | *[!0-9]* | 0) echo "repeat.sh: '$n' is not a positive number" >&2; exit 2 ;; esac
 done
-src=$(cd "$(dirname "$0")" && pwd)
-prefix=$(cd "${MPI_PREFIX:-$src/../../install}" 2>/dev/null && pwd) ||
-    { echo "repeat.sh: no MPI installation at ${MPI_PREFIX:-$src/../../install}" >&2; exit 2; }
-bin=$src/bin
-mkdir -p "$bin"
+here=$(cd "$(dirname "$0")" && pwd)
+[ -d "${MPI_PREFIX:-$here/../../install}" ] ||
+    { echo "repeat.sh: no MPI installation at ${MPI_PREFIX:-$here/../../install}" >&2; exit 2; }
+. "$here/scripts/common.bash"   # $src, $prefix, $bin, reap_tagged
 exe=$prog
 if [ ! -x "$exe" ]; then
     exe=$bin/$prog
@@ -36,22 +35,17 @@ fi
 results=$(mktemp -d)
 
 one_run() { # lane index ARGS...
-    local tag=ftmpi-repeat-$$-$1-$2 run=$2 out=$bin/repeat.$$.$2 rc pids verdict waited
+    local tag=ftmpi-repeat-$$-$1-$2 run=$2 out=$bin/repeat.$$.$2 rc pids verdict
     shift 2
     FTMPI_TEST_JOB_TAG=$tag timeout -k 5 "$limit" "$prefix/bin/mpiexec" -n "$np" "$exe" "$@" \
         >"$out" 2>&1 </dev/null
     rc=$?
-    for waited in $(seq 30); do
-        pids=$(grep -lsa "FTMPI_TEST_JOB_TAG=$tag" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
-        [ -n "${pids// /}" ] || break
-        sleep 0.1
-    done
-    [ -z "${pids// /}" ] || kill -9 $pids 2>/dev/null
+    pids=$(reap_tagged "$tag")
     if [ $rc = 124 ] || [ $rc = 137 ]; then
         verdict=hang
     elif [ $rc != 0 ]; then
         verdict="fail $rc"
-    elif [ -n "${pids// /}" ]; then
+    elif [ -n "$pids" ]; then
         verdict=left
     else
         verdict=ok

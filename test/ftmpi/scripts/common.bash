@@ -13,25 +13,33 @@ build() { # PROGRAM of test/ftmpi, else of examples/
     "$prefix/bin/mpicc" -O2 -o "$bin/$1" "$c" -lftmpi_ckpt -lm
 }
 
+# reap_tagged TAG: the processes with FTMPI_TEST_JOB_TAG=TAG in their
+# environment still alive 3 s after their job ended, killed; prints their
+# pids (nothing when none is left).
+reap_tagged() {
+    local pids waited=0
+    while :; do
+        pids=$(grep -lsa "FTMPI_TEST_JOB_TAG=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+        [ -z "${pids// /}" ] || [ $waited -ge 30 ] && break
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    [ -z "${pids// /}" ] && return 0
+    kill -9 $pids 2>/dev/null
+    echo "$pids"
+}
+
 # tagged_run TIMEOUT COMMAND...: runs COMMAND under timeout with a job tag
 # in its environment, which every process of the job inherits. Processes
 # with the tag still alive 3 s after it ended are killed and named in
 # $bin/left_behind.$$, which no_process_left checks.
 tagged_run() {
-    local limit=$1 tag=ftmpi-script-$$-$RANDOM$RANDOM rc pids waited=0
+    local limit=$1 tag=ftmpi-script-$$-$RANDOM$RANDOM rc pids
     shift
     FTMPI_TEST_JOB_TAG=$tag timeout -k 5 "$limit" "$@" </dev/null
     rc=$?
-    while :; do
-        pids=$(grep -lsa "FTMPI_TEST_JOB_TAG=$tag" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
-        [ -z "${pids// /}" ] || [ $waited -ge 30 ] && break
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    if [ -n "${pids// /}" ]; then
-        echo "left behind by '$*': $pids" >>"$bin/left_behind.$$"
-        kill -9 $pids 2>/dev/null
-    fi
+    pids=$(reap_tagged "$tag")
+    [ -z "$pids" ] || echo "left behind by '$*': $pids" >>"$bin/left_behind.$$"
     return $rc
 }
 
