@@ -43,7 +43,7 @@
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_make_tag(int context_id, int pid, int tag)
 {
     return ((uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT) | MPIDI_FTDEV_global.epoch_bits |
-        ((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT) | ((uint64_t) tag & MPIDI_FTDEV_TAG_MASK);
+        ((uint64_t) pid << MPIDI_FTDEV_global.tag_bits) | ((uint64_t) tag & MPIDI_FTDEV_global.tag_mask);
 }
 
 /* Matching ignores MPICH's error bits; a wildcard clears its field. CONT
@@ -57,7 +57,7 @@ MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_mask(int context_id, int tag,
     if (tag == MPI_ANY_TAG)
         mask &= ~(uint64_t) MPIR_TAG_USABLE_BITS;
     if (source == MPI_ANY_SOURCE)
-        mask &= ~MPIDI_FTDEV_PID_MASK;
+        mask &= ~MPIDI_FTDEV_global.pid_mask;
     return mask;
 }
 
@@ -70,12 +70,12 @@ MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_tag(int context_id, int tag, 
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_tag_of(uint64_t ucp_tag)
 {
-    return (int) (ucp_tag & MPIDI_FTDEV_TAG_MASK);
+    return (int) (ucp_tag & MPIDI_FTDEV_global.tag_mask);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_pid_of(uint64_t ucp_tag)
 {
-    return (int) ((ucp_tag & MPIDI_FTDEV_PID_MASK) >> MPIDI_FTDEV_PID_SHIFT);
+    return (int) ((ucp_tag & MPIDI_FTDEV_global.pid_mask) >> MPIDI_FTDEV_global.tag_bits);
 }
 
 /* ---- process id -> rank in a communicator (its remote group for an

@@ -137,6 +137,18 @@ static void ucp_request_init_cb(void *request)
     r->buf = NULL;
 }
 
+/* Every process of a job, replacements included (they know the job's
+ * size before this), derives the same layout from the same size. */
+static void set_tag_layout(int num_pids)
+{
+    int pid_bits = MPIDI_FTDEV_MIN_PID_BITS;
+    while ((1 << pid_bits) < num_pids)
+        pid_bits++;
+    MPIDI_FTDEV_global.tag_bits = MPIDI_FTDEV_PID_AND_TAG_BITS - pid_bits;
+    MPIDI_FTDEV_global.tag_mask = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_global.tag_bits, 0);
+    MPIDI_FTDEV_global.pid_mask = MPIDI_FTDEV_FIELD_MASK(pid_bits, MPIDI_FTDEV_global.tag_bits);
+}
+
 int MPIDI_FTDEV_init_local(int *tag_bits)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -172,6 +184,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
 
     MPIDI_FTDEV_global.my_pid = MPIR_Process.rank;
     MPIDI_FTDEV_global.num_pids = MPIR_Process.size;
+    set_tag_layout(MPIR_Process.size);
     MPIDI_FTDEV_global.epoch = 0;
     MPIDI_FTDEV_global.epoch_bits = 0;
     MPIDI_FTDEV_global.unmatched_bits =
@@ -197,7 +210,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
                         !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.replaced ||
                         !MPIDI_FTDEV_global.peer_hb || !MPIDI_FTDEV_global.failure_log, mpi_errno, MPI_ERR_OTHER, "**nomem");
 
-    *tag_bits = MPIDI_FTDEV_TAG_BITS;
+    *tag_bits = MPIDI_FTDEV_global.tag_bits;
     /* processes of this node may die: finalize must not wait for them */
     MPIDU_Init_shm_finalize_barrier = 0;
 

@@ -192,7 +192,8 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
             MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_BLANK;
             MPIDI_FTDEV_global.coll_divert = 1;
         }
-        mpi_errno = MPIDI_FTDEV_drain((uint64_t) pid << MPIDI_FTDEV_PID_SHIFT, MPIDI_FTDEV_PID_MASK);
+        mpi_errno = MPIDI_FTDEV_drain((uint64_t) pid << MPIDI_FTDEV_global.tag_bits,
+                                      MPIDI_FTDEV_global.pid_mask);
         MPIR_ERR_CHECK(mpi_errno);
     }
 

@@ -15,29 +15,31 @@
 
 /* UCX tag layout, most significant bits first:
  *
- *   | context id (16) | epoch (8) | process id (16) | MPI tag (24) |
+ *   | context id (16) | epoch (8) | process id (P) | MPI tag (T) |
  *
  * The process id is the sender's original MPI_COMM_WORLD rank, which stays
  * stable when the world shrinks; receives translate rank to process id and
  * statuses translate back. The epoch (recovery generation) takes part in
- * matching, so messages of an older epoch never match a newer receive. The
- * MPI tag field holds MPICH's two error bits and its collective bit at the
- * top, which leaves 21 bits for user tags (MPI_TAG_UB = 2^21 - 1). */
-#define MPIDI_FTDEV_TAG_BITS        24
-#define MPIDI_FTDEV_PID_BITS        16
-#define MPIDI_FTDEV_EPOCH_BITS      8
-#define MPIDI_FTDEV_CONTEXT_ID_BITS 16
+ * matching, so messages of an older epoch never match a newer receive.
+ * P + T = 40: the process id gets the bits the job's size needs, at least
+ * MPIDI_FTDEV_MIN_PID_BITS, and the MPI tag the rest, at most 31 (an int).
+ * The MPI tag field holds MPICH's two error bits and its collective bit at
+ * the top, which leaves T - 3 bits for user tags: MPI_TAG_UB = 2^28 - 1 up
+ * to 512 processes, halved per doubling beyond, 2^21 - 1 at 65536. */
+#define MPIDI_FTDEV_PID_AND_TAG_BITS 40
+#define MPIDI_FTDEV_MAX_TAG_BITS     31
+#define MPIDI_FTDEV_MIN_PID_BITS     (MPIDI_FTDEV_PID_AND_TAG_BITS - MPIDI_FTDEV_MAX_TAG_BITS)
+#define MPIDI_FTDEV_MAX_PID_BITS     16
+#define MPIDI_FTDEV_EPOCH_BITS       8
+#define MPIDI_FTDEV_CONTEXT_ID_BITS  16
 
-#define MPIDI_FTDEV_PID_SHIFT        MPIDI_FTDEV_TAG_BITS
-#define MPIDI_FTDEV_EPOCH_SHIFT      (MPIDI_FTDEV_PID_SHIFT + MPIDI_FTDEV_PID_BITS)
+#define MPIDI_FTDEV_EPOCH_SHIFT      MPIDI_FTDEV_PID_AND_TAG_BITS
 #define MPIDI_FTDEV_CONTEXT_ID_SHIFT (MPIDI_FTDEV_EPOCH_SHIFT + MPIDI_FTDEV_EPOCH_BITS)
 
 #define MPIDI_FTDEV_FIELD_MASK(bits, shift) ((uint64_t) ((1ULL << (bits)) - 1) << (shift))
-#define MPIDI_FTDEV_TAG_MASK   MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_TAG_BITS, 0)
-#define MPIDI_FTDEV_PID_MASK   MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_PID_BITS, MPIDI_FTDEV_PID_SHIFT)
 #define MPIDI_FTDEV_EPOCH_MASK MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_EPOCH_BITS, MPIDI_FTDEV_EPOCH_SHIFT)
 
-#define MPIDI_FTDEV_MAX_PROCS (1 << MPIDI_FTDEV_PID_BITS)
+#define MPIDI_FTDEV_MAX_PROCS (1 << MPIDI_FTDEV_MAX_PID_BITS)
 
 /* UCX active-message ids: MPICH's generic layer (RMA, partitioned
  * communication) and ftdev's own control traffic. */
@@ -74,6 +76,9 @@ typedef struct {
 
     int my_pid;
     int num_pids;
+    int tag_bits;               /* T of the tag layout: the process id starts there */
+    uint64_t tag_mask;
+    uint64_t pid_mask;
     uint32_t epoch;             /* recovery epoch (generation); its low bits go in tags */
     uint64_t epoch_bits;        /* the epoch's field of the UCX tag */
     uint64_t unmatched_bits;    /* tag fields receives ignore: the epoch in CONT mode */
