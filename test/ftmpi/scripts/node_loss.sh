@@ -29,7 +29,8 @@ trap '"$cluster" down' EXIT
 hosts=$("$cluster" hosts)
 
 # node_lose HOW NODE LABEL SURVIVORS STATUS ENV...: HOW (kill, freeze,
-# cut, kill-during-recovery) NODE once the workload runs; STATUS: mpiexec's (0, or nonzero: ULFM
+# cut, kill-during-recovery, kill-/freeze-replacement-node: NODE is the
+# one found) NODE once the workload runs; STATUS: mpiexec's (0, or nonzero: ULFM
 # counts the dead)
 node_lose() {
     local how=$1 victim=$2 label=$3 want=$4 want_rc=$5 rundir out rc n lost given_up
@@ -53,13 +54,34 @@ node_lose() {
             sleep 0.02
             "$cluster" kill "$victim"
             ;;
+        kill-replacement-node | freeze-replacement-node)
+            # rank 2 first; once its replacement runs, the node that holds
+            # the replacement is killed or frozen (its proxy of the job's
+            # first process group and the one of the replacement's spawned
+            # group)
+            local old new=
+            old=$(ls "$rundir"/pid.2.* | sed 's/.*\.//')
+            kill -KILL "$old"
+            for ((n = 0; n < 300; n++)); do
+                new=$(ls "$rundir"/pid.2.* 2>/dev/null | sed 's/.*\.//' | grep -vx "$old")
+                [ -n "$new" ] && break
+                sleep 0.05
+            done
+            victim=
+            for node in 1 2 3; do
+                "$cluster" pids $node | tr ' ' '\n' | grep -qx "${new:-none}" && victim=$node
+            done
+            [ -n "$victim" ] || victim=3
+            sleep 0.5
+            "$cluster" "${how%%-*}" "$victim"
+            ;;
         *) "$cluster" "$how" "$victim" ;;
     esac
     wait $job
     rc=$?
     # what ran on a frozen or cut-off node ends once it is back
     case $how in
-        freeze) "$cluster" thaw "$victim" ;;
+        freeze*) "$cluster" thaw "$victim" ;;
         cut) "$cluster" heal "$victim" ;;
     esac
     n=$(grep -Ec "^soak-end .* errors 0:" "$out")
@@ -69,15 +91,18 @@ node_lose() {
     placed=$(grep -o "(replacement) on .*" "$out" | sed 's/(replacement) on //' | sort | uniq -c |
         awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }')
     lost=$(grep -c "lost the proxy on" "$out")
+    local want_lost=1
+    [[ $how == *-replacement-node ]] && want_lost=2
     given_up=$(grep -c "was declared failed by the others .*giving up its proxy" "$out")
     if { [ "$want_rc" = 0 ] && [ "$rc" != 0 ]; } || { [ "$want_rc" != 0 ] && [ "$rc" = 0 ]; } ||
-       [ "$rc" -ge 124 ] || [ "$n" != "$want" ] || [ "$lost" != 1 ] || [ "$misplaced" != 0 ] ||
-       { [[ $how == freeze || $how == cut ]] && [ "$given_up" != 1 ]; } ||
+       [ "$rc" -ge 124 ] || [ "$n" != "$want" ] || [ "$lost" != "$want_lost" ] || [ "$misplaced" != 0 ] ||
+       { [[ $how == freeze* || $how == cut ]] && [ "$given_up" != 1 ]; } ||
        grep -qE "WRONG|Backtrace|INTERNAL ERROR" "$out"; then
         bad "$label: status $rc, $n of $want survivors reported, $lost 'lost the proxy' lines, $given_up 'giving up its proxy' lines, $misplaced replacements on the lost node:"
         grep -avE "^\s*$|^ *[0-9]+ +/" "$out" | tail -n 25
     else
-        echo "$label: ok ($n survivors${placed:+, replacements on $placed}; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out"))"
+        echo "$label: ok ($n survivors${placed:+, replacements on $placed}; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out" |
+            paste -sd ';'))"
     fi
     for node in 1 2 3; do
         for ((i = 0; i < 100; i++)); do
@@ -101,6 +126,11 @@ node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, BLANK" 3 0 F
 # survivors and the replacements report)
 node_lose kill 3 "node 3 killed, REBUILD" 6 0 FTMPI_COMM_MODE=rebuild
 node_lose kill 1 "node 1 (rank 0) killed, REBUILD" 6 0 FTMPI_COMM_MODE=rebuild
+# the node that holds a replacement: its proxies of two process groups
+node_lose kill-replacement-node 0 "rank 2 killed, then its replacement's node, REBUILD" 6 0 \
+    FTMPI_COMM_MODE=rebuild
+node_lose freeze-replacement-node 0 "rank 2 killed, then its replacement's node frozen, REBUILD" \
+    6 0 FTMPI_COMM_MODE=rebuild
 # the node of rank 0 (the recovery's first coordinator)
 node_lose kill 1 "node 1 (rank 0) killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 node_lose kill 1 "node 1 (rank 0) killed, BLANK+AUTO" 4 0 FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=auto
