@@ -43,6 +43,7 @@ failed and must end once the node is back.
 """
 
 import argparse
+import atexit
 import glob
 import os
 import random
@@ -214,9 +215,26 @@ def hold_under_gdb(pid, seconds):
                             stdin=subprocess.DEVNULL)
 
 
+# Process groups of the job and the load under way: a soak that is itself
+# ended (Ctrl-C, SIGTERM, an error) ends them, and leaves nothing running.
+live_groups = set()
+
+
+def end_live_groups():
+    for pgid in list(live_groups):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    live_groups.clear()
+
+
 def start_load():
     """A busy process per core: the load a busy node puts on the job."""
-    return [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(os.cpu_count() or 1)]
+    hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"], start_new_session=True)
+            for _ in range(os.cpu_count() or 1)]
+    live_groups.update(h.pid for h in hogs)
+    return hogs
 
 
 def run_one(args, plan, index, logdir):
@@ -248,6 +266,7 @@ def run_one(args, plan, index, logdir):
     start = time.time()
     proc = subprocess.Popen(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
+    live_groups.add(proc.pid)
 
     # wait until every process is past MPI_Init
     ready_at = None
@@ -331,6 +350,7 @@ def run_one(args, plan, index, logdir):
     for h in hogs:
         h.kill()
         h.wait()
+        live_groups.discard(h.pid)
 
     orphans = []
     if hung:
@@ -355,6 +375,7 @@ def run_one(args, plan, index, logdir):
                 os.kill(p, signal.SIGKILL)
             except OSError:
                 pass
+    live_groups.discard(proc.pid)
 
     logf.flush()
     logf.seek(0)
@@ -407,6 +428,10 @@ def run_one(args, plan, index, logdir):
 
 
 def main():
+    atexit.register(end_live_groups)
+    # SIGTERM and SIGHUP end the soak as Ctrl-C does: through the cleanups
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--prefix", default=os.path.join(HERE, "..", "..", "install"))
     ap.add_argument("--kills", type=int, default=0, help="run until this many kills were made")
