@@ -98,6 +98,26 @@ static int comm_has_pid(MPIR_Comm * comm, int pid)
     return comm && MPIDI_FTDEV_rank_of_pid(comm, pid) != MPI_UNDEFINED;
 }
 
+/* The communicator whose collectives a node-level one carries: MPICH runs
+ * a communicator's node-aware algorithms over its node_comm and
+ * node_roots_comm, so a failure of any member of that communicator ends
+ * their traffic as its own (a member that learned of it first left the
+ * collective before it reached the node-level step its node-mates wait
+ * in). NULL for every other communicator. */
+static MPIR_Comm *carried_comm(MPIR_Comm * comm)
+{
+    if (comm->hierarchy_kind != MPIR_COMM_HIERARCHY_KIND__NODE &&
+        comm->hierarchy_kind != MPIR_COMM_HIERARCHY_KIND__NODE_ROOTS)
+        return NULL;
+    MPIR_Comm *c = MPIR_Process.comm_world;
+    if (c->node_comm == comm || c->node_roots_comm == comm)
+        return c;
+    for (c = MPIDI_FTDEV_global.comms; c; c = MPIDI_FTDEV_COMM(c).next)
+        if (c->node_comm == comm || c->node_roots_comm == comm)
+            return c;
+    return NULL;
+}
+
 /* Whether a pending request involves the dead process (IGNORE mode): it
  * is with that process, or a wildcard receive it could have matched, or
  * traffic of a collective over a communicator it belongs to (which cannot
@@ -113,7 +133,7 @@ static int involves(MPIR_Request * req, int dead_pid)
     if (list == MPIDI_FTDEV_peer_list(dead_pid))
         return 1;
     if (coll_comm)
-        return comm_has_pid(coll_comm, dead_pid);
+        return comm_has_pid(coll_comm, dead_pid) || comm_has_pid(carried_comm(coll_comm), dead_pid);
     /* ULFM: a wildcard receive waits; MPICH's waits report the failure
      * as pending until it is acknowledged (MPID_Comm_AS_enabled) */
     return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIDI_FTDEV_global.policy.ulfm &&
@@ -437,7 +457,8 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
     int pid = failed_member(comm, comm->remote_size, 1);
     if (pid < 0 && comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
         pid = failed_member(comm, comm->local_size, 0);
-    return pid;
+    MPIR_Comm *carried = pid < 0 ? carried_comm(comm) : NULL;
+    return carried ? MPIDI_FTDEV_comm_failed_member(carried) : pid;
 }
 
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)

@@ -116,7 +116,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_comm_wide_traffic(int context_offset, i
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide);
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
-/* A failed process id among comm's members (blanks aside), or -1. */
+/* A failed process id among comm's (or its carried comm's) members, blanks aside, or -1. */
 int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
 
 /* refuse_pt2pt's answer for a peer that is a blank of a BLANK world: the

@@ -117,7 +117,9 @@ node_lose() {
 node_lose kill 3 "node 3 killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 node_lose kill 3 "node 3 killed, BLANK" 4 0 FTMPI_COMM_MODE=blank
 node_lose kill 3 "node 3 killed, BLANK+CONT" 4 0 FTMPI_COMM_MODE=blank FTMPI_MSG_MODE=cont
-# (IGNORE is left out: it hangs in about 1 run of 5, docs/RELIABILITY.md)
+node_lose kill 3 "node 3 killed, BLANK+IGNORE" 4 0 FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=ignore
+node_lose kill 2 "node 2 killed, SHRINK+IGNORE+CONT" 4 0 FTMPI_COMM_MODE=shrink \
+    FTMPI_RECOVERY_MODE=ignore FTMPI_MSG_MODE=cont
 node_lose kill 3 "node 3 killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
 # a node lost while the survivors recover from a process's death
 node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, SHRINK" 3 0 FTMPI_COMM_MODE=shrink
