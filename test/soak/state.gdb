@@ -2,7 +2,6 @@
 # What soak.py --backtrace prints of a hung process besides its stack:
 # ftdev's and the recovery layer's state.
 set pagination off
-set sysroot /
 thread apply all bt 30
 printf "---- state ----\n"
 print MPIDI_FTDEV_global.my_pid
