@@ -71,7 +71,10 @@ node_lose() {
             for node in 1 2 3; do
                 "$cluster" pids $node | tr ' ' '\n' | grep -qx "${new:-none}" && victim=$node
             done
-            [ -n "$victim" ] || victim=3
+            if [ -z "$victim" ]; then
+                bad "$label: rank 2's replacement (pid ${new:-none}) runs on no node; node 3 killed"
+                victim=3
+            fi
             sleep 0.5
             "$cluster" "${how%%-*}" "$victim"
             ;;
