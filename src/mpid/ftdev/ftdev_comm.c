@@ -90,6 +90,7 @@ int MPIDI_FTDEV_context_is_held(uint32_t context_id)
 static void release_context(MPIR_Context_id_t context_id)
 {
     MPID_FT_TRACE("comm free: context id %#x given back", context_id);
+    MPIDI_FTDEV_global.fault_generation++;
     if (MPIDI_FTDEV_global.worker)
         MPIDI_FTDEV_drain_context(context_id);
     if (MPIDI_FTDEV_global.events.context_released)
@@ -99,6 +100,7 @@ static void release_context(MPIR_Context_id_t context_id)
 
 static void hold_context(MPIR_Context_id_t context_id)
 {
+    MPIDI_FTDEV_global.fault_generation++;
     if (num_held < HELD_CONTEXT_IDS) {
         held_context[num_held++] = context_id;
         return;
@@ -117,10 +119,14 @@ int MPIDI_FTDEV_comm_holds_context_id(MPIR_Comm * comm)
     return 1;
 }
 
-void MPIDI_FTDEV_drain_held_contexts(void)
+int MPIDI_FTDEV_num_held_contexts(void)
 {
-    for (int i = 0; i < num_held; i++)
-        MPIDI_FTDEV_drain_context(held_context[i]);
+    return num_held;
+}
+
+uint32_t MPIDI_FTDEV_held_context(int i)
+{
+    return held_context[i];
 }
 
 /* Gives back every held id (MPI_Finalize). */
@@ -147,6 +153,8 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
     c->num_acked = 0;
     c->agreements = 0;
     c->holds_context = 0;
+    MPIDI_FTDEV_global.fault_generation++;
+    c->failed_member_generation = MPIDI_FTDEV_global.fault_generation - 1;
     if (!is_builtin_world_or_self(comm)) {
         c->next = MPIDI_FTDEV_global.comms;
         if (c->next)
@@ -214,6 +222,7 @@ int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
     MPL_free(c->pid);
     MPL_free(c->rank);
     c->pid = c->rank = NULL;
+    MPIDI_FTDEV_global.fault_generation++;
     if (!is_builtin_world_or_self(comm)) {
         if (c->prev)
             MPIDI_FTDEV_COMM(c->prev).next = c->next;

@@ -261,7 +261,7 @@ void MPIDI_FTDEV_forget_failure(int pid)
 
 void MPIDI_FTDEV_record_failure(int pid, const char *how)
 {
-    MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
+    MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
     MPIDI_FTDEV_global.num_refusal_causes++;
     MPIDI_FTDEV_forget_failure(pid);    /* an earlier process with this pid */
     MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
@@ -279,7 +279,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     /* While this process finalizes, peers leave as they finish: whether
      * one left or died, there is nothing more to wait for from it. */
     if (MPIDI_FTDEV_global.finalizing) {
-        MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_GONE;
+        MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_GONE);
         close_ep(pid);
         return;
     }
@@ -432,7 +432,10 @@ int MPIDI_FTDEV_progress_checks(void)
     }
     /* the senders of what nobody can receive any more wait for it to be
      * taken; IGNORE mode has such messages for as long as it runs */
-    int stale = MPIDI_FTDEV_drain_stale(pending);
+    int stale;
+    int err = MPIDI_FTDEV_drain_stale(pending, &stale);
+    if (err != MPI_SUCCESS)
+        return err;
     if (!pending && !stale && !MPIDI_FTDEV_echo_under_way() && num_eps_to_close == 0)
         MPIDI_FTDEV_global.progress_checks = 0;
     return MPI_SUCCESS;
@@ -452,13 +455,22 @@ static int failed_member(MPIR_Comm * comm, int size, int remote)
     return -1;
 }
 
+/* Asked at every collective entry once a job outlived a failure: the
+ * answer is kept until a process's state or the registry changes. */
 int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
 {
+    MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
+    if (c->failed_member_generation == MPIDI_FTDEV_global.fault_generation)
+        return c->failed_member;
     int pid = failed_member(comm, comm->remote_size, 1);
     if (pid < 0 && comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
         pid = failed_member(comm, comm->local_size, 0);
     MPIR_Comm *carried = pid < 0 ? carried_comm(comm) : NULL;
-    return carried ? MPIDI_FTDEV_comm_failed_member(carried) : pid;
+    if (carried)
+        pid = MPIDI_FTDEV_comm_failed_member(carried);
+    c->failed_member = pid;
+    c->failed_member_generation = MPIDI_FTDEV_global.fault_generation;
+    return pid;
 }
 
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)

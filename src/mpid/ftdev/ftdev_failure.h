@@ -26,6 +26,13 @@ void MPIDI_FTDEV_take_what_arrived(void);
 /* Drops `pid` from the log of failures (a replacement took it over). */
 void MPIDI_FTDEV_forget_failure(int pid);
 
+/* Every change of a process's state goes through here (fault_generation). */
+MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_set_peer_state(int pid, int state)
+{
+    MPIDI_FTDEV_global.peer_state[pid] = state;
+    MPIDI_FTDEV_global.fault_generation++;
+}
+
 /* Whether process `pid` failed and still counts as a member that is
  * missing: a BLANK world's hole takes no part, so it counts as neither
  * alive nor failed here. */

@@ -199,12 +199,19 @@ int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask);
  * point-to-point and collective traffic, every epoch). */
 int MPIDI_FTDEV_drain_context(int context_id);
 
-/* Receives into nothing what can no longer be received: with a failure
- * awaiting recovery (`pending`, AUTO/MANUAL), every message of this epoch
- * in RESET mode and the collectives' in CONT mode; in IGNORE mode the
- * collectives' over communicators with a dead member. Returns whether such
- * messages may keep coming. */
-int MPIDI_FTDEV_drain_stale(int pending);
+/* With a failure awaiting recovery (`pending`, AUTO/MANUAL), receives into
+ * nothing every message of this epoch in RESET mode and the collectives'
+ * in CONT mode; sets *stale to whether such messages may keep coming. In
+ * IGNORE and ULFM modes, where what a failure or a revocation leaves
+ * behind keeps coming for as long as the job runs, that is left to
+ * MPIDI_FTDEV_drain_stale_traffic from then on. */
+int MPIDI_FTDEV_drain_stale(int pending, int *stale);
+
+/* Receives into nothing, in IGNORE and ULFM modes, the collective traffic
+ * of communicators with a failed member, the traffic of revoked ones and
+ * of held context ids; while messages keep coming, not at every progress
+ * call, unless `now`. */
+int MPIDI_FTDEV_drain_stale_traffic(int now);
 
 ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header_length,
                                     void *data, size_t length, const ucp_am_recv_param_t * param);

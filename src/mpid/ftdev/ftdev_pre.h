@@ -76,6 +76,10 @@ typedef struct {
     uint32_t agreements;
     /* set by the free hook: the device keeps the context id (ftdev_comm.c) */
     int holds_context;
+    /* MPIDI_FTDEV_comm_failed_member's answer, good while the global
+     * fault_generation is failed_member_generation */
+    int failed_member;
+    unsigned long failed_member_generation;
 } MPIDI_FTDEV_comm_t;
 
 /* MPIR_Comm_delete_internal leaves comm's context id to the device when

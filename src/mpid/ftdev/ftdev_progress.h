@@ -36,6 +36,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
     if (unlikely(MPIDI_FTDEV_global.progress_checks ||
                  MPIDI_global.sigusr1_count != MPIDI_global.my_sigusr1_count))
         return MPIDI_FTDEV_progress_checks();
+    /* only a message that arrived since the last drain can be stale */
+    if (unlikely(MPIDI_FTDEV_global.stale_traffic) &&
+        MPIDI_FTDEV_global.worker_events != MPIDI_FTDEV_global.stale_drained_at_events)
+        return MPIDI_FTDEV_drain_stale_traffic(0);
     return MPI_SUCCESS;
 }
 

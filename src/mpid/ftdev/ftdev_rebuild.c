@@ -246,7 +246,7 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
         MPIDI_FTDEV_global.num_refusal_causes--;
         MPIDI_FTDEV_forget_failure(pid);
     }
-    MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_ALIVE;
+    MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_ALIVE);
     MPIDI_FTDEV_global.peer_finalizing[pid] = 0;
     MPIDI_FTDEV_global.replaced[pid] = 1;
     MPIDI_FTDEV_global.peer_hb[pid] = *heartbeat;

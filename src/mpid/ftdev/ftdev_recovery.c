@@ -108,72 +108,165 @@ int MPIDI_FTDEV_drain_context(int context_id)
                                                     MPIDI_FTDEV_CONTEXT_ID_SHIFT) & ~suffix);
 }
 
-/* A revoked communicator receives nothing any more (ULFM): what its
- * members sent is taken and dropped, or a rendezvous sender would wait for
- * ever for a receiver that has gone on to agree and shrink. Nothing else
- * can have the context id while the communicator exists. */
-static int drain_revoked(MPIR_Comm * comm)
+/* What a job that outlived a failure keeps dropping (IGNORE and ULFM):
+ *  - the collective traffic of a communicator with a failed member: a
+ *    member that learned of the failure first left the collective, and
+ *    the others' messages to it would wait for ever (a rendezvous sender)
+ *    or be matched by a later collective; a group collective's messages
+ *    (tagged MPIR_TAG_COLL_BIT) are still received, see
+ *    MPIDI_FTDEV_comm_wide_traffic;
+ *  - all traffic of a revoked communicator (ULFM): its members go on to
+ *    agree and shrink, and a rendezvous sender to them would wait for ever;
+ *  - whatever arrives for a context id this process holds (ftdev_comm.c).
+ * A communicator's node_comm and node_roots_comm carry its collectives:
+ * one pattern, blind to the sub-communicator field of the context id,
+ * covers the three. The patterns are worked out again only when
+ * fault_generation moved, not at every progress call. */
+typedef struct {
+    uint64_t tag;
+    uint64_t mask;
+} drain_pattern_t;
+
+static drain_pattern_t *stale_patterns;
+static int num_stale_patterns, max_stale_patterns;
+static unsigned long stale_patterns_generation;
+static int have_stale_patterns;
+
+static int add_stale_pattern(uint64_t tag, uint64_t mask)
 {
-    return comm->revoked ? MPIDI_FTDEV_drain_context(comm->recvcontext_id) : MPI_SUCCESS;
+    int mpi_errno = MPI_SUCCESS;
+    if (num_stale_patterns == max_stale_patterns) {
+        int n = max_stale_patterns ? 2 * max_stale_patterns : 16;
+        drain_pattern_t *p = MPL_realloc(stale_patterns, n * sizeof(*p), MPL_MEM_OTHER);
+        MPIR_ERR_CHKANDJUMP1(p == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "ftdev's patterns of stale traffic");
+        stale_patterns = p;
+        max_stale_patterns = n;
+    }
+    stale_patterns[num_stale_patterns].tag = tag;
+    stale_patterns[num_stale_patterns++].mask = mask;
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
-/* Runs at every progress call in IGNORE mode after a failure: asks, and
- * creates no error code. */
-static int drain_collectives_of(MPIR_Comm * comm)
+static int add_stale_traffic_of(MPIR_Comm * comm)
 {
-    if (MPIDI_FTDEV_comm_failed_member(comm) < 0)
+    int mpi_errno = MPI_SUCCESS;
+    /* a node-level communicator goes with the one it carries */
+    if (comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__NODE ||
+        comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__NODE_ROOTS)
         return MPI_SUCCESS;
-    /* a group collective's messages (tagged MPIR_TAG_COLL_BIT) are still
-     * received: see MPIDI_FTDEV_comm_wide_traffic */
-    return MPIDI_FTDEV_drain(context_field(comm->recvcontext_id + MPIR_CONTEXT_INTRA_COLL),
-                             context_field(0xffff) | (uint64_t) MPIR_TAG_COLL_BIT);
+    uint64_t family = context_field(0xffff & ~(MPIR_CONTEXT_SUBCOMM_MASK |
+                                               MPIR_CONTEXT_SUFFIX_MASK));
+    if (comm->revoked) {
+        mpi_errno = add_stale_pattern(context_field(comm->recvcontext_id) & family, family);
+    } else if (MPIDI_FTDEV_comm_failed_member(comm) >= 0) {
+        uint64_t coll = context_field(MPIR_CONTEXT_INTRA_COLL);
+        mpi_errno = add_stale_pattern((context_field(comm->recvcontext_id) & family) | coll,
+                                      family | coll | (uint64_t) MPIR_TAG_COLL_BIT);
+    }
+    return mpi_errno;
 }
 
-int MPIDI_FTDEV_drain_stale(int pending)
+static int find_stale_patterns(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    num_stale_patterns = 0;
+    mpi_errno = add_stale_traffic_of(MPIR_Process.comm_world);
+    MPIR_ERR_CHECK(mpi_errno);
+    for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next) {
+        mpi_errno = add_stale_traffic_of(comm);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    for (int i = 0; i < MPIDI_FTDEV_num_held_contexts(); i++) {
+        uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
+        mpi_errno = add_stale_pattern(context_field(MPIDI_FTDEV_held_context(i)) & ~suffix,
+                                      MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
+                                                             MPIDI_FTDEV_CONTEXT_ID_SHIFT) &
+                                      ~suffix);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    stale_patterns_generation = MPIDI_FTDEV_global.fault_generation;
+    have_stale_patterns = 1;
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    have_stale_patterns = 0;
+    goto fn_exit;
+}
+
+int MPIDI_FTDEV_drain_stale(int pending, int *stale)
 {
     /* the epoch the failure happened in, which the recovery may already
      * have left while it goes on (a rebuild): the new one's messages are
      * good */
     uint64_t doomed = MPIDI_FTDEV_global.doomed_epoch_bits;
 
+    *stale = pending;
     if (pending) {
         uint64_t coll = context_field(MPIR_CONTEXT_INTRA_COLL);
         uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
         if (MPIDI_FTDEV_global.unmatched_bits)
-            MPIDI_FTDEV_drain(doomed | coll, MPIDI_FTDEV_EPOCH_MASK | suffix);
-        else
-            MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
-        return 1;
+            return MPIDI_FTDEV_drain(doomed | coll, MPIDI_FTDEV_EPOCH_MASK | suffix);
+        return MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
     }
     if (MPIDI_FTDEV_global.policy.halts_on_failure)
-        return 0;
+        return MPI_SUCCESS;
+    int first = !MPIDI_FTDEV_global.stale_traffic;
+    MPIDI_FTDEV_global.stale_traffic = 1;
+    return MPIDI_FTDEV_drain_stale_traffic(first);
+}
+
+/* A stale message's sender (a rendezvous one) waits until it is taken.
+ * While messages keep coming, so that a job that outlived a failure runs
+ * at its old speed, it is taken within MPIDI_FTDEV_DRAIN_BUSY_CALLS
+ * progress calls, or once MPIDI_FTDEV_DRAIN_IDLE_POLLS calls in a row found
+ * nothing (a process that waits), or as soon as what is stale may have
+ * changed. Nothing here can receive it meanwhile: receives on a revoked
+ * communicator, and collective ones on a communicator with a failed
+ * member, are refused, and a held context id has no communicator. */
+#define MPIDI_FTDEV_DRAIN_BUSY_CALLS 256
+#define MPIDI_FTDEV_DRAIN_IDLE_POLLS 16
+
+int MPIDI_FTDEV_drain_stale_traffic(int now)
+{
+    int mpi_errno = MPI_SUCCESS;
+    static unsigned busy_calls;
+
+    if (MPIDI_FTDEV_global.worker_events == MPIDI_FTDEV_global.stale_drained_at_events && !now)
+        return MPI_SUCCESS;
+    if (!now && MPIDI_FTDEV_global.idle_polls < MPIDI_FTDEV_DRAIN_IDLE_POLLS &&
+        ++busy_calls < MPIDI_FTDEV_DRAIN_BUSY_CALLS &&
+        have_stale_patterns && stale_patterns_generation == MPIDI_FTDEV_global.fault_generation)
+        return MPI_SUCCESS;
+    busy_calls = 0;
     if (MPIDI_FTDEV_global.finalizing) {
         /* Its communicators are gone and it takes part in no collective
          * any more, while it waits for every peer to finalize: a live
          * peer still in a collective it left with the failure (a
          * rendezvous step to it, say) would wait for it, and it for the
          * peer, for ever. Every collective message is taken and dropped. */
-        MPIDI_FTDEV_drain(context_field(MPIR_CONTEXT_INTRA_COLL),
-                          context_field(MPIR_CONTEXT_SUFFIX_MASK));
-        return 1;
+        mpi_errno = MPIDI_FTDEV_drain(context_field(MPIR_CONTEXT_INTRA_COLL),
+                                      context_field(MPIR_CONTEXT_SUFFIX_MASK));
+        MPIR_ERR_CHECK(mpi_errno);
+    } else {
+        if (!have_stale_patterns ||
+            stale_patterns_generation != MPIDI_FTDEV_global.fault_generation) {
+            mpi_errno = find_stale_patterns();
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        for (int i = 0; i < num_stale_patterns; i++) {
+            mpi_errno = MPIDI_FTDEV_drain(stale_patterns[i].tag, stale_patterns[i].mask);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
     }
-    /* what is stale stays so for the rest of the job, but only a message
-     * that arrived since the last look can be new to it: one progress
-     * call in a quiet job is no probe of UCX's queues per communicator */
-    static unsigned long drained_at_events = (unsigned long) -1;
-    if (MPIDI_FTDEV_global.worker_events == drained_at_events)
-        return 1;
-    drained_at_events = MPIDI_FTDEV_global.worker_events;
-    drain_collectives_of(MPIR_Process.comm_world);
-    drain_revoked(MPIR_Process.comm_world);
-    for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next) {
-        drain_collectives_of(comm);
-        drain_revoked(comm);
-    }
-    /* nothing here can receive on a held context id (ftdev_comm.c): a
-     * rendezvous its sender started before the free would wait for ever */
-    MPIDI_FTDEV_drain_held_contexts();
-    return 1;
+    MPIDI_FTDEV_global.stale_drained_at_events = MPIDI_FTDEV_global.worker_events;
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 /* ---- the new epoch ---------------------------------------------------------- */
@@ -189,7 +282,7 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
          * heard of yet */
         MPIDI_FTDEV_peer_failed(pid, "agreed on in recovery");
         if (blank) {
-            MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_BLANK;
+            MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_BLANK);
             MPIDI_FTDEV_global.coll_divert = 1;
         }
         mpi_errno = MPIDI_FTDEV_drain((uint64_t) pid << MPIDI_FTDEV_global.tag_bits,

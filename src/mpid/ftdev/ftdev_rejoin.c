@@ -31,7 +31,7 @@ static int hello(void)
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
         MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).ep = NULL;
         if (pid != me && pid != coordinator)
-            MPIDI_FTDEV_global.peer_state[pid] = MPIDI_FTDEV_PEER_FAILED;
+            MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
     }
     mpi_errno = MPIDI_FTDEV_create_ep(me, (const ucp_address_t *) MPIDI_FTDEV_global.address,
                                       &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, me)).ep);
@@ -108,7 +108,7 @@ int MPIDI_FTDEV_rejoin(void)
     /* a coordinator that cannot be reached has died (its memory went
      * with it), as much as one that fails later */
     if (hello() != MPI_SUCCESS)
-        MPIDI_FTDEV_global.peer_state[coordinator] = MPIDI_FTDEV_PEER_FAILED;
+        MPIDI_FTDEV_set_peer_state(coordinator, MPIDI_FTDEV_PEER_FAILED);
 
     MPL_time_t start;
     MPL_wtime(&start);
@@ -158,7 +158,7 @@ int MPIDI_FTDEV_rejoin(void)
         }
         mpi_errno = MPIDI_FTDEV_save_address(e->pid, e + 1, e->address_len);
         MPIR_ERR_CHECK(mpi_errno);
-        MPIDI_FTDEV_global.peer_state[e->pid] = MPIDI_FTDEV_PEER_ALIVE;
+        MPIDI_FTDEV_set_peer_state(e->pid, MPIDI_FTDEV_PEER_ALIVE);
         MPIDI_FTDEV_global.peer_finalizing[e->pid] = e->state == MPIDI_FTDEV_RB_LEAVING;
         MPIDI_FTDEV_global.replaced[e->pid] = e->state == MPIDI_FTDEV_RB_REPLACED;
     }

@@ -103,6 +103,10 @@ typedef struct {
     uint8_t *peer_finalizing;
     int num_refusal_causes;     /* failed processes and revoked communicators: while
                                  * nonzero every call makes the slow checks */
+    unsigned long fault_generation;     /* moves whenever a process's state changes, a
+                                         * communicator is made, freed or revoked, or a
+                                         * context id is held or given back: what is
+                                         * worked out from those is kept until it moves */
     int *failure_log;           /* the failed process ids in the order they were learned */
     int failure_log_len;
     int failures_learned;       /* every failure this process ever learned of, endpoint
@@ -116,6 +120,9 @@ typedef struct {
     int coll_divert;            /* ATOMIC mode or blanks: collectives may be diverted */
     int progress_checks;        /* progress has failure checks to make, see
                                  * MPIDI_FTDEV_progress_checks */
+    int stale_traffic;          /* messages nobody will receive may keep coming, see
+                                 * MPIDI_FTDEV_drain_stale_traffic */
+    unsigned long stale_drained_at_events;      /* worker_events at the last drain */
     struct MPIR_Win *rma_watch_win;     /* the window of the RMA synchronization under way */
     int rma_watch_target;       /* its target rank, -1: the whole window */
     int finalizing;

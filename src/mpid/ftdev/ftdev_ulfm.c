@@ -202,6 +202,7 @@ static void revoke_here(MPIR_Comm * comm)
         return;
     comm->revoked = 1;
     MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_global.fault_generation++;
     /* its messages are dropped from now on (MPIDI_FTDEV_drain_stale) */
     MPIDI_FTDEV_global.progress_checks = 1;
     MPIDI_FTDEV_fail_requests_of_comm(comm, MPIDI_FTDEV_revoked_error());

@@ -20,8 +20,10 @@ int MPIDI_FTDEV_context_is_held(uint32_t context_id);
 /* MPID_COMM_HOLDS_CONTEXT_ID: whether the device keeps comm's context id
  * after the free (it gives it back to MPICH later itself). */
 int MPIDI_FTDEV_comm_holds_context_id(MPIR_Comm * comm);
-/* Drops whatever arrived for the held context ids. */
-void MPIDI_FTDEV_drain_held_contexts(void);
+/* The context ids held, 0 <= i < MPIDI_FTDEV_num_held_contexts(): what
+ * arrives for them is dropped (MPIDI_FTDEV_drain_stale). */
+int MPIDI_FTDEV_num_held_contexts(void);
+uint32_t MPIDI_FTDEV_held_context(int i);
 /* Gives every held context id back (MPI_Finalize). */
 void MPIDI_FTDEV_release_held_contexts(void);
 /* The error of an operation on a revoked communicator. */
