@@ -18,6 +18,9 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_control.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_counters.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_failure.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_detect.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_drain.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_endpoint.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_heartbeat.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_echo.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_node_watch.c \

@@ -139,9 +139,22 @@ void MPIDI_FTDEV_release_held_contexts(void)
     oldest_held = 0;
 }
 
+int MPID_FT_comm_pid(MPIR_Comm * comm, int rank)
+{
+    return MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(comm, rank)).pid;
+}
+
 static int is_builtin_world_or_self(MPIR_Comm * comm)
 {
     return comm == MPIR_Process.comm_world || comm == MPIR_Process.comm_self;
+}
+
+/* ULFM's revocations that came before their communicator (ftdev_ulfm.c) */
+static MPIDI_FTDEV_comm_observer_t new_comm_observer;
+
+void MPIDI_FTDEV_observe_new_comms(MPIDI_FTDEV_comm_observer_t observer)
+{
+    new_comm_observer = observer;
 }
 
 int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
@@ -162,7 +175,8 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
         MPIDI_FTDEV_global.comms = comm;
     }
     int mpi_errno = build_pid_map(comm);
-    MPIDI_FTDEV_revoke_if_early(comm);
+    if (new_comm_observer)
+        new_comm_observer(comm);
     return mpi_errno;
 }
 

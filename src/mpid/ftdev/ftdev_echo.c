@@ -246,3 +246,9 @@ void MPIDI_FTDEV_echo_revive(int pid)
         __atomic_store_n(&echo.received[pid], 0, __ATOMIC_RELEASE);
     }
 }
+
+__attribute__ ((constructor))
+static void register_echo_start(void)
+{
+    MPIDI_FTDEV_observe_failures(MPIDI_FTDEV_echo_start);
+}

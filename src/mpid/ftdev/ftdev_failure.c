@@ -242,10 +242,11 @@ static void close_ep(int pid)
     force_close(ep);
 }
 
-static void close_deferred_eps(void)
+int MPIDI_FTDEV_close_deferred_eps(void)
 {
     while (num_eps_to_close > 0 && !MPIDI_FTDEV_global.in_worker_progress)
         force_close(eps_to_close[--num_eps_to_close]);
+    return num_eps_to_close;
 }
 
 /* A replacement took over `pid`: its failure leaves the log, which thus
@@ -257,6 +258,28 @@ void MPIDI_FTDEV_forget_failure(int pid)
         if (MPIDI_FTDEV_global.failure_log[i] != pid)
             MPIDI_FTDEV_global.failure_log[j++] = MPIDI_FTDEV_global.failure_log[i];
     MPIDI_FTDEV_global.failure_log_len = j;
+}
+
+/* The device's own reactions to a failure, each in the file of its concept
+ * (the echo check, say), registered there when the library is loaded. */
+#define MAX_FAILURE_OBSERVERS 4
+static MPIDI_FTDEV_failure_observer_t failure_observers[MAX_FAILURE_OBSERVERS];
+static int num_failure_observers;
+
+void MPIDI_FTDEV_observe_failures(MPIDI_FTDEV_failure_observer_t observer)
+{
+    MPIR_Assert(num_failure_observers < MAX_FAILURE_OBSERVERS);
+    failure_observers[num_failure_observers++] = observer;
+}
+
+/* This process was declared failed by the others, who have gone on
+ * without it: anything it sent from now on would be dropped, or worse,
+ * taken for the recovered job's. */
+void MPIDI_FTDEV_fence(const char *how)
+{
+    fprintf(stderr, "FT-MPICH: process %d (os pid %d) was declared failed by the others (%s); "
+            "it ends\n", MPIDI_FTDEV_global.my_pid, (int) getpid(), how);
+    _exit(1);
 }
 
 void MPIDI_FTDEV_record_failure(int pid, const char *how)
@@ -296,7 +319,8 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     MPIDI_FTDEV_wake_waits();
     close_ep(pid);
     MPIDI_FTDEV_ctrl_test_deaf_after(pid);
-    MPIDI_FTDEV_echo_start(pid);
+    for (int i = 0; i < num_failure_observers; i++)
+        failure_observers[i] (pid);
 }
 
 static void failure_notice(int from, int about, const void *payload, size_t len)
@@ -354,25 +378,13 @@ void MPID_FT_launcher_reported_failures(const char *list)
     }
 }
 
-int MPID_FT_launcher_list_needed(void)
-{
-    /* what the watch saw goes first, so that the failure it names is
-     * handled before anything waits on mpiexec */
-    MPIDI_FTDEV_heartbeat_failures();
-    if (MPIDI_FTDEV_global.is_replacement) {
-        MPID_FT_TRACE("failure notice: the launcher's list is not fetched (it names the "
-                      "ranks of another process group)");
-        return 0;
-    }
-    if (MPIDI_FTDEV_heartbeat_watches_every_peer()) {
-        MPID_FT_TRACE("failure notice: the launcher's list is not fetched (every live "
-                      "process is watched on this node)");
-        return 0;
-    }
-    return 1;
-}
-
 /* ---- refusing operations after a failure -------------------------------- */
+
+int MPIDI_FTDEV_revoked_error(void)
+{
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPIX_ERR_REVOKED, "**revoked", 0);
+}
 
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide)
 {
@@ -404,41 +416,6 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
     int pid = MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(win->comm_ptr, target)).pid;
     return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE ? MPI_SUCCESS :
         MPIDI_FTDEV_failure_error(pid);
-}
-
-int MPIDI_FTDEV_progress_checks(void)
-{
-    close_deferred_eps();
-    MPIDI_FTDEV_echo_progress();
-    /* what the heartbeat thread saw needs no launcher round trip: first */
-    MPIDI_FTDEV_heartbeat_failures();
-    if (MPIDI_global.sigusr1_count != MPIDI_global.my_sigusr1_count) {
-        MPIDI_global.my_sigusr1_count = MPIDI_global.sigusr1_count;
-        int err = MPIDI_check_for_failed_procs();
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    int pending = MPIDI_FTDEV_halted();
-
-    /* CONT keeps the application's requests pending across a failure; its
-     * waits and tests return MPI_ERR_OTHER until the survivors recover */
-    if (pending && MPIDI_FTDEV_global.unmatched_bits && MPID_in_application_wait)
-        return MPIDI_FTDEV_failure_error(-1);
-    if (MPIDI_FTDEV_global.rma_watch_win) {
-        int err = MPIDI_FTDEV_rma_refuse(MPIDI_FTDEV_global.rma_watch_win,
-                                         MPIDI_FTDEV_global.rma_watch_target);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    /* the senders of what nobody can receive any more wait for it to be
-     * taken; IGNORE mode has such messages for as long as it runs */
-    int stale;
-    int err = MPIDI_FTDEV_drain_stale(pending, &stale);
-    if (err != MPI_SUCCESS)
-        return err;
-    if (!pending && !stale && !MPIDI_FTDEV_echo_under_way() && num_eps_to_close == 0)
-        MPIDI_FTDEV_global.progress_checks = 0;
-    return MPI_SUCCESS;
 }
 
 static int failed_member(MPIR_Comm * comm, int size, int remote)

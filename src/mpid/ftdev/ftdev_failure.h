@@ -19,6 +19,16 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how);
  * joining uses for those dead before it came: the process's state, the
  * failure log, the count of refusal causes, and the layers above told. */
 void MPIDI_FTDEV_record_failure(int pid, const char *how);
+/* This process was declared failed by the others: it says so and ends. */
+void MPIDI_FTDEV_fence(const char *how) __attribute__ ((noreturn));
+/* Called with each failed process id after the failure was recorded. */
+typedef void (*MPIDI_FTDEV_failure_observer_t) (int pid);
+void MPIDI_FTDEV_observe_failures(MPIDI_FTDEV_failure_observer_t observer);
+/* Closes the endpoints whose close UCX's progress deferred; returns how
+ * many are left (closed at a later progress call). */
+int MPIDI_FTDEV_close_deferred_eps(void);
+/* The error of an operation on a revoked communicator. */
+int MPIDI_FTDEV_revoked_error(void);
 /* Before a failure learned from outside UCX: what already arrived is
  * taken first (a message or acknowledgement the dead process sent before
  * it died must not be lost to a notice that overtook it). */
@@ -61,8 +71,6 @@ int MPIDI_FTDEV_heartbeat_start(void);
 void MPIDI_FTDEV_heartbeat_stop(void);
 void MPIDI_FTDEV_heartbeat_failures(void);
 void MPIDI_FTDEV_heartbeat_revive(int pid);
-/* This process was declared failed by the others: it says so and ends. */
-void MPIDI_FTDEV_fence(const char *how) __attribute__ ((noreturn));
 /* Deaths on this node (ftdev_node_watch.c: pidfds the thread holds): the
  * main thread's look at them, every MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS
  * progress calls that found nothing (a system call, so not on every one),
@@ -88,7 +96,7 @@ int MPIDI_FTDEV_echo_under_way(void);
 void MPIDI_FTDEV_ucx_log_hold_back(void);
 void MPIDI_FTDEV_ucx_log_release(void);
 
-/* After a failure, waits that can no longer end well end with an error:
+/* (ftdev_detect.c) After a failure, waits that can no longer end well end with an error:
  * those of the application in CONT mode until the recovery (the requests
  * stay pending, see ftdev_failure.c), and an RMA synchronization that the
  * failure concerns (ftdev_rma.h). Called by progress while

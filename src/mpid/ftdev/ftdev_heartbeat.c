@@ -253,16 +253,6 @@ static void declare_failed(int pid, const char *what, const char *why)
     send_to(pid, HB_FAILED, pid);
 }
 
-/* This process was declared failed by the others, who have gone on
- * without it: anything it sent from now on would be dropped, or worse,
- * taken for the recovered job's. */
-void MPIDI_FTDEV_fence(const char *how)
-{
-    fprintf(stderr, "FT-MPICH: process %d (os pid %d) was declared failed by the others (%s); "
-            "it ends\n", MPIDI_FTDEV_global.my_pid, (int) getpid(), how);
-    _exit(1);
-}
-
 /* ---- is a silent process failed? -------------------------------------------
  * Asked of the node the suspect runs on, which can read its state in
  * /proc: this process itself, or a node-mate of the suspect's (HB_VERIFY,

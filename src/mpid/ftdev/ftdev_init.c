@@ -220,40 +220,6 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     goto fn_exit;
 }
 
-static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
-{
-    char how[96];
-    MPIDI_FTDEV_global.failures_learned++;
-    snprintf(how, sizeof(how), "connection error: %s", ucs_status_string(status));
-    if (!MPIDI_FTDEV_replacement_ep_failed((int) (intptr_t) arg))
-        MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
-}
-
-/* Every endpoint reports a peer's failure, except the one to this process
- * itself: UCX's loopback transport has no peer-failure support, and a
- * process cannot outlive itself. */
-int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
-{
-    int mpi_errno = MPI_SUCCESS;
-    ucp_ep_params_t params = {
-        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-        .address = address,
-    };
-    if (pid != MPIDI_FTDEV_global.my_pid) {
-        params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-        params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-        params.err_handler.cb = ep_error_cb;
-        params.err_handler.arg = (void *) (intptr_t) pid;
-    }
-    ucs_status_t status = ucp_ep_create(MPIDI_FTDEV_global.worker, &params, ep);
-    MPIDI_FTDEV_CHK_STATUS(status);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
 /* Every process takes the same decision from the same cards: a bad mode
  * anywhere, or two processes with different modes, and all of them leave
  * MPI_Init (the lowest such rank, or rank 0, says why). */

@@ -207,26 +207,22 @@ const MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_received(uint32_t kind, uint32_t epoc
 
 /* ---- addresses and endpoints --------------------------------------------------- */
 
-int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len)
-{
-    void *copy = MPL_malloc(len, MPL_MEM_ADDRESS);
-    if (copy == NULL)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
-    memcpy(copy, address, len);
-    MPL_free(MPIDI_FTDEV_global.peer_address[pid]);
-    MPIDI_FTDEV_global.peer_address[pid] = copy;
-    MPIDI_FTDEV_global.peer_address_len[pid] = len;
-    return MPI_SUCCESS;
-}
-
-int MPIDI_FTDEV_replacement_ep_failed(int pid)
+/* The endpoint to `pid` broke: when that endpoint leads to a replacement
+ * not installed yet, it counts as not joined, and the error is no failure
+ * of the process `pid` names now. */
+static int replacement_ep_failed(int pid)
 {
     if (!rb.allocated || rb.hello_ep[pid] == NULL ||
         MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
         return 0;
     rb.hello_died[pid] = 1;
     return 1;
+}
+
+__attribute__ ((constructor))
+static void register_replacement_eps(void)
+{
+    MPIDI_FTDEV_filter_ep_errors(replacement_ep_failed);
 }
 
 /* Process `pid` is alive again, at `address`. */

@@ -18,11 +18,12 @@
  * of the rebuild instead of the start-up address exchange. */
 int MPIDI_FTDEV_rejoin(void);
 
-/* The endpoint to `pid` broke: returns 1 when that endpoint leads to a
- * replacement not installed yet (which then counts as not joined). */
-int MPIDI_FTDEV_replacement_ep_failed(int pid);
-
+/* ftdev_endpoint.c: an endpoint to `pid` whose errors report its failure,
+ * unless the filter (REBUILD's) returns 1 for it; and the copy of `pid`'s
+ * worker address every process keeps. */
 int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep);
+typedef int (*MPIDI_FTDEV_ep_error_filter_t) (int pid);
+void MPIDI_FTDEV_filter_ep_errors(MPIDI_FTDEV_ep_error_filter_t filter);
 int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len);
 
 /* ---- the protocol's messages (MPIDI_FTDEV_CTRL_REBUILD) ------------------ */

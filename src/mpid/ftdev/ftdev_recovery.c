@@ -28,86 +28,6 @@ MPIR_Comm *MPID_FT_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
     return comm;
 }
 
-/* ---- dropping unexpected messages ---------------------------------------- */
-
-/* A UCX datatype that unpacks into nothing. */
-static void *discard_start(void *context, void *buf, size_t count)
-{
-    return (void *) (uintptr_t) (count + 1);    /* any non-NULL state */
-}
-
-static size_t discard_size(void *state)
-{
-    return (uintptr_t) state - 1;
-}
-
-static ucs_status_t discard_unpack(void *state, size_t offset, const void *src, size_t len)
-{
-    return UCS_OK;
-}
-
-static void discard_finish(void *state)
-{
-}
-
-static ucp_generic_dt_ops_t discard_ops = {
-    .start_pack = NULL,
-    .start_unpack = discard_start,
-    .packed_size = discard_size,
-    .pack = NULL,
-    .unpack = discard_unpack,
-    .finish = discard_finish,
-};
-
-static void discard_done_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t * info,
-                            void *user_data)
-{
-}
-
-int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask)
-{
-    int mpi_errno = MPI_SUCCESS;
-    static ucp_datatype_t discard_dt;
-    static int have_discard_dt;
-    ucp_tag_recv_info_t info;
-    ucp_tag_message_h msg;
-
-    if (!have_discard_dt) {
-        ucs_status_t status = ucp_dt_create_generic(&discard_ops, NULL, &discard_dt);
-        MPIDI_FTDEV_CHK_STATUS(status);
-        have_discard_dt = 1;
-    }
-    while ((msg = ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, tag, mask, 1, &info))) {
-        ucp_request_param_t param = {
-            .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK,
-            .datatype = discard_dt,
-            .cb.recv = discard_done_cb,
-        };
-        ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.worker, NULL, info.length,
-                                                  msg, &param);
-        if (r && !UCS_PTR_IS_ERR(r))
-            ucp_request_free(r);
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static uint64_t context_field(int context_id)
-{
-    return (uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT;
-}
-
-int MPIDI_FTDEV_drain_context(int context_id)
-{
-    uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
-    return MPIDI_FTDEV_drain(context_field(context_id) & ~suffix,
-                             MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
-                                                    MPIDI_FTDEV_CONTEXT_ID_SHIFT) & ~suffix);
-}
-
 /* What a job that outlived a failure keeps dropping (IGNORE and ULFM):
  *  - the collective traffic of a communicator with a failed member: a
  *    member that learned of the failure first left the collective, and
@@ -158,13 +78,13 @@ static int add_stale_traffic_of(MPIR_Comm * comm)
     if (comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__NODE ||
         comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__NODE_ROOTS)
         return MPI_SUCCESS;
-    uint64_t family = context_field(0xffff & ~(MPIR_CONTEXT_SUBCOMM_MASK |
+    uint64_t family = MPIDI_FTDEV_CONTEXT_FIELD(0xffff & ~(MPIR_CONTEXT_SUBCOMM_MASK |
                                                MPIR_CONTEXT_SUFFIX_MASK));
     if (comm->revoked) {
-        mpi_errno = add_stale_pattern(context_field(comm->recvcontext_id) & family, family);
+        mpi_errno = add_stale_pattern(MPIDI_FTDEV_CONTEXT_FIELD(comm->recvcontext_id) & family, family);
     } else if (MPIDI_FTDEV_comm_failed_member(comm) >= 0) {
-        uint64_t coll = context_field(MPIR_CONTEXT_INTRA_COLL);
-        mpi_errno = add_stale_pattern((context_field(comm->recvcontext_id) & family) | coll,
+        uint64_t coll = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_INTRA_COLL);
+        mpi_errno = add_stale_pattern((MPIDI_FTDEV_CONTEXT_FIELD(comm->recvcontext_id) & family) | coll,
                                       family | coll | (uint64_t) MPIR_TAG_COLL_BIT);
     }
     return mpi_errno;
@@ -181,8 +101,8 @@ static int find_stale_patterns(void)
         MPIR_ERR_CHECK(mpi_errno);
     }
     for (int i = 0; i < MPIDI_FTDEV_num_held_contexts(); i++) {
-        uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
-        mpi_errno = add_stale_pattern(context_field(MPIDI_FTDEV_held_context(i)) & ~suffix,
+        uint64_t suffix = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_SUFFIX_MASK);
+        mpi_errno = add_stale_pattern(MPIDI_FTDEV_CONTEXT_FIELD(MPIDI_FTDEV_held_context(i)) & ~suffix,
                                       MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
                                                              MPIDI_FTDEV_CONTEXT_ID_SHIFT) &
                                       ~suffix);
@@ -206,8 +126,8 @@ int MPIDI_FTDEV_drain_stale(int pending, int *stale)
 
     *stale = pending;
     if (pending) {
-        uint64_t coll = context_field(MPIR_CONTEXT_INTRA_COLL);
-        uint64_t suffix = context_field(MPIR_CONTEXT_SUFFIX_MASK);
+        uint64_t coll = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_INTRA_COLL);
+        uint64_t suffix = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_SUFFIX_MASK);
         if (MPIDI_FTDEV_global.unmatched_bits)
             return MPIDI_FTDEV_drain(doomed | coll, MPIDI_FTDEV_EPOCH_MASK | suffix);
         return MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
@@ -248,8 +168,8 @@ int MPIDI_FTDEV_drain_stale_traffic(int now)
          * peer still in a collective it left with the failure (a
          * rendezvous step to it, say) would wait for it, and it for the
          * peer, for ever. Every collective message is taken and dropped. */
-        mpi_errno = MPIDI_FTDEV_drain(context_field(MPIR_CONTEXT_INTRA_COLL),
-                                      context_field(MPIR_CONTEXT_SUFFIX_MASK));
+        mpi_errno = MPIDI_FTDEV_drain(MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_INTRA_COLL),
+                                      MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_SUFFIX_MASK));
         MPIR_ERR_CHECK(mpi_errno);
     } else {
         if (!have_stale_patterns ||

@@ -74,11 +74,6 @@ void MPID_FT_failure_learned(int pid, const char *how)
         MPIDI_FTDEV_peer_failed(pid, how);
 }
 
-int MPID_FT_comm_pid(MPIR_Comm * comm, int rank)
-{
-    return MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(comm, rank)).pid;
-}
-
 uint32_t MPID_FT_comm_next_agreement(MPIR_Comm * comm)
 {
     return ++MPIDI_FTDEV_COMM(comm).agreements;

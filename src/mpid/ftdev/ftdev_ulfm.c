@@ -188,12 +188,6 @@ int MPID_FT_request_is_pending_failure(MPIR_Request * req)
 
 /* ---- revocation ---------------------------------------------------------------------- */
 
-int MPIDI_FTDEV_revoked_error(void)
-{
-    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                MPIX_ERR_REVOKED, "**revoked", 0);
-}
-
 /* Marks comm and the communicators that carry its traffic revoked here
  * and ends what is pending on them. */
 static void revoke_here(MPIR_Comm * comm)
@@ -289,7 +283,7 @@ static void register_revoke_messages(void)
     MPIDI_FTDEV_ctrl_register(MPIDI_FTDEV_CTRL_REVOKE, revoke_received, NULL);
 }
 
-void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm)
+static void revoke_if_early(MPIR_Comm * comm)
 {
     int i = early_revoke_index(comm->context_id);
     if (i < 0)
@@ -297,4 +291,10 @@ void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm)
     MPIDI_FTDEV_global.early_revokes[i] =
         MPIDI_FTDEV_global.early_revokes[--MPIDI_FTDEV_global.num_early_revokes];
     MPID_FT_comm_revoke(comm, 1);
+}
+
+__attribute__ ((constructor))
+static void register_early_revokes(void)
+{
+    MPIDI_FTDEV_observe_new_comms(revoke_if_early);
 }

@@ -11,9 +11,11 @@
 #ifndef FTDEV_ULFM_H_INCLUDED
 #define FTDEV_ULFM_H_INCLUDED
 
-/* A new communicator whose context id was revoked before it existed here
- * is revoked at once. */
-void MPIDI_FTDEV_revoke_if_early(MPIR_Comm * comm);
+/* Called with each new communicator once its maps are built
+ * (ftdev_comm.c): ULFM revokes at once one whose context id was revoked
+ * before it existed here. */
+typedef void (*MPIDI_FTDEV_comm_observer_t) (MPIR_Comm * comm);
+void MPIDI_FTDEV_observe_new_comms(MPIDI_FTDEV_comm_observer_t observer);
 /* Whether this process holds the context id of a freed communicator
  * (ftdev_comm.c): what names it is about that communicator. */
 int MPIDI_FTDEV_context_is_held(uint32_t context_id);
@@ -26,8 +28,6 @@ int MPIDI_FTDEV_num_held_contexts(void);
 uint32_t MPIDI_FTDEV_held_context(int i);
 /* Gives every held context id back (MPI_Finalize). */
 void MPIDI_FTDEV_release_held_contexts(void);
-/* The error of an operation on a revoked communicator. */
-int MPIDI_FTDEV_revoked_error(void);
 
 /* Fails the tracked requests of comm with err (ftdev_failure.c). */
 void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err);

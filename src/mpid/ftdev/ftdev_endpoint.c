@@ -1,0 +1,67 @@
+/*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * Endpoints and addresses: every UCX endpoint to a peer is made here, with
+ * the error handler that reports the peer's failure, and every peer's
+ * worker address is kept here (a REBUILD coordinator hands them on).
+ */
+
+#include "mpidimpl.h"
+#include "ftdev_impl.h"
+
+/* REBUILD's endpoints to replacements not yet installed (ftdev_rebuild.c) */
+static MPIDI_FTDEV_ep_error_filter_t ep_error_filter;
+
+void MPIDI_FTDEV_filter_ep_errors(MPIDI_FTDEV_ep_error_filter_t filter)
+{
+    ep_error_filter = filter;
+}
+
+static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    char how[96];
+    MPIDI_FTDEV_global.failures_learned++;
+    snprintf(how, sizeof(how), "connection error: %s", ucs_status_string(status));
+    if (ep_error_filter == NULL || !ep_error_filter((int) (intptr_t) arg))
+        MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
+}
+
+/* Every endpoint reports a peer's failure, except the one to this process
+ * itself: UCX's loopback transport has no peer-failure support, and a
+ * process cannot outlive itself. */
+int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
+{
+    int mpi_errno = MPI_SUCCESS;
+    ucp_ep_params_t params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+        .address = address,
+    };
+    if (pid != MPIDI_FTDEV_global.my_pid) {
+        params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        params.err_handler.cb = ep_error_cb;
+        params.err_handler.arg = (void *) (intptr_t) pid;
+    }
+    ucs_status_t status = ucp_ep_create(MPIDI_FTDEV_global.worker, &params, ep);
+    MPIDI_FTDEV_CHK_STATUS(status);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len)
+{
+    void *copy = MPL_malloc(len, MPL_MEM_ADDRESS);
+    if (copy == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
+    memcpy(copy, address, len);
+    MPL_free(MPIDI_FTDEV_global.peer_address[pid]);
+    MPIDI_FTDEV_global.peer_address[pid] = copy;
+    MPIDI_FTDEV_global.peer_address_len[pid] = len;
+    return MPI_SUCCESS;
+}
