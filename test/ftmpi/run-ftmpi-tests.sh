@@ -234,12 +234,14 @@ while read -r line; do
 done <"$testlist"
 
 # Shell-level tests of the build scripts and launcher (each prints ok/FAIL;
-# exit status 77 means it could not run here, its last line says why).
+# exit status 77 means it could not run here, its last line says why). Each
+# has 300 s, or what a line "# test-timeout: SECONDS" in it says.
 if [ ${#only[@]} -eq 0 ] && [ $listed_only = no ]; then
     for t in "$here"/scripts/*.sh; do
         [ -f "$t" ] || continue
         start=$(date +%s%N)
-        msg=$(MPI_PREFIX=$prefix timeout -k 5 300 bash "$t" 2>&1)
+        limit=$(sed -n 's/^# test-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+        msg=$(MPI_PREFIX=$prefix timeout -k 5 "${limit:-300}" bash "$t" 2>&1)
         rc=$?
         secs=$(elapsed "$start")
         if [ $rc = 0 ]; then record "$(basename "$t" .sh)" ok "$secs"
