@@ -87,6 +87,8 @@ typedef struct record {
     void *result_mem;
     size_t result_capacity;     /* kept when the record is reused */
     int held;                   /* this process's vote still reads it */
+    int send_errno;             /* the first message about it that could not be sent
+                                 * (no memory): this process's vote ends with it */
     struct record *next_in_bucket;
     struct record *younger;     /* the next record made after this one */
 } record_t;
@@ -175,15 +177,17 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
     r->seq = seq;
     r->all_yes = 1;
     r->delegate = -1;
+    r->send_errno = MPI_SUCCESS;
     r->next_in_bucket = *head;
     *head = r;
     append_youngest(r);
     return r;
 }
 
-/* A message about r, followed by `len` bytes of `extra` (a shared output). */
-static void send_with(int pid, int type, const record_t * r, uint32_t round, int value,
-                      const void *extra, size_t len)
+/* A message about r, followed by `len` bytes of `extra` (a shared output).
+ * A send that fails is kept in r for the vote that drives it. */
+static int send_with(int pid, int type, record_t * r, uint32_t round, int value,
+                     const void *extra, size_t len)
 {
     struct {
         commit_msg_t m;
@@ -195,21 +199,24 @@ static void send_with(int pid, int type, const record_t * r, uint32_t round, int
     };
     if (len)
         memcpy(s.extra, extra, len);
-    MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &s, sizeof(s.m) + len);
+    int mpi_errno = MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &s, sizeof(s.m) + len);
+    if (mpi_errno != MPI_SUCCESS && r->send_errno == MPI_SUCCESS)
+        r->send_errno = mpi_errno;
+    return mpi_errno;
 }
 
-static void send_msg(int pid, int type, const record_t * r, uint32_t round, int value)
+static int send_msg(int pid, int type, record_t * r, uint32_t round, int value)
 {
-    send_with(pid, type, r, round, value, NULL, 0);
+    return send_with(pid, type, r, round, value, NULL, 0);
 }
 
 /* The answer to a query: the decision, and with a COMMIT of a shared
  * output, the output. */
-static void send_state(int pid, const record_t * r)
+static int send_state(int pid, record_t * r)
 {
     int with_output = r->decision == COMMIT && r->shared && r->has_result;
-    send_with(pid, STATE, r, r->decision == UNDECIDED && r->driving, r->decision, r->result,
-              with_output ? r->result_len : 0);
+    return send_with(pid, STATE, r, r->decision == UNDECIDED && r->driving, r->decision,
+                     r->result, with_output ? r->result_len : 0);
 }
 
 /* Keeps a shared output in the record (an error when out of memory). */
@@ -495,6 +502,8 @@ static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance
         send_round(v);
         MPIR_FTMPI_atomic_test_death("after-vote");
     }
+    mpi_errno = v->r->send_errno;
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;
@@ -511,6 +520,8 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
     uint32_t all_rounds = (1u << v->rounds) - 1;
 
     *done = 0;
+    mpi_errno = r->send_errno;
+    MPIR_ERR_CHECK(mpi_errno);
     if (v->phase == DISSEMINATING && r->decision == UNDECIDED) {
         if (!r->all_yes) {
             abort_early(v);
@@ -621,28 +632,39 @@ void MPIR_FTMPI_commit_unexpect(MPIR_Comm * comm, uint32_t instance, uint32_t se
         stop_driving(r);
 }
 
+typedef struct {
+    MPIR_FTMPI_vote_t v;
+    int done;
+    int *commit;
+    int mpi_errno;
+} blocking_vote_t;
+
+static int blocking_vote_step(void *arg)
+{
+    blocking_vote_t *b = arg;
+    b->mpi_errno = vote_test(&b->v, &b->done, b->commit);
+    return b->done || b->mpi_errno != MPI_SUCCESS;
+}
+
 int MPIR_FTMPI_commit(MPIR_Comm * comm, uint32_t instance, uint32_t seq, int yes,
                       MPIR_FTMPI_shared_output_t * shared, int *commit)
 {
-    MPIR_FTMPI_vote_t v;
-    int done = 0, mpi_errno;
+    blocking_vote_t b = {.commit = commit };
+    int mpi_errno;
 
-    mpi_errno = vote_start(&v, comm, instance, seq, yes, shared);
+    mpi_errno = vote_start(&b.v, comm, instance, seq, yes, shared);
     if (mpi_errno != MPI_SUCCESS) {
         MPIR_FTMPI_commit_unexpect(comm, instance, seq);
         return mpi_errno;
     }
-    /* this loop runs until the commit is decided: a member that asks this
+    /* this wait runs until the commit is decided: a member that asks this
      * process alone may wait for it */
-    record_t *r = v.r;
+    record_t *r = b.v.r;
     r->driving = 1;
-    for (;;) {
-        mpi_errno = vote_test(&v, &done, commit);
-        if (done || mpi_errno != MPI_SUCCESS)
-            break;
-        MPID_Progress_test(NULL);
-    }
-    if (done)
+    mpi_errno = MPID_FT_wait(blocking_vote_step, &b, "an atomic collective's commit");
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = b.mpi_errno;
+    if (b.done)
         r->driving = 0;
     else
         stop_driving(r);

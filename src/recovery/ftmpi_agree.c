@@ -84,6 +84,8 @@ static struct {
     uint32_t own_decision;      /* the last epoch this process decided as coordinator */
     MPL_time_t join_sent;
     double join_resend;         /* seconds until the JOIN is sent again */
+    int send_errno;             /* the first send that failed (this process's own
+                                 * error: no memory), which ends the agreement */
     /* made once, so that sending allocates nothing */
     uint8_t *known;             /* send_join's set */
     agree_msg_t *msg;
@@ -149,7 +151,7 @@ static void note_join(int from, uint32_t epoch, const uint8_t * world_dead)
     }
 }
 
-static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, const uint8_t * b)
+static int send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, const uint8_t * b)
 {
     size_t len = sizeof(agree_msg_t) + 2 * ag.nbytes;
     agree_msg_t *m = ag.msg;
@@ -157,9 +159,14 @@ static void send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, c
     m->epoch = epoch;
     memcpy(m->sets, a, ag.nbytes);
     memcpy(m->sets + ag.nbytes, b, ag.nbytes);
-    if (MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len) != MPI_SUCCESS)
+    int mpi_errno = MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len);
+    if (mpi_errno != MPI_SUCCESS) {
         MPID_FT_TRACE("agree: %s to %d could not be sent", kind == MSG_JOIN ? "join" :
                       "decide", to);
+        if (ag.send_errno == MPI_SUCCESS)
+            ag.send_errno = mpi_errno;
+    }
+    return mpi_errno;
 }
 
 static void known_dead_set(uint8_t * set)
@@ -279,6 +286,22 @@ static void apply_decision(void)
     }
 }
 
+/* Between progress calls of the agreement: join again where the
+ * coordinator changed or did not answer, decide as the coordinator once
+ * everyone joined. */
+static int agree_step(void *unused)
+{
+    if (ag.decided || ag.send_errno != MPI_SUCCESS)
+        return 1;
+    if (MPIR_FTMPI_known_dead(ag.join_target) || coordinator() != ag.join_target)
+        send_join();
+    else if (ag.join_target == MPIR_Process.rank && all_joined())
+        decide();
+    else if (ag.join_target != MPIR_Process.rank && since(&ag.join_sent) > ag.join_resend)
+        send_join();
+    return ag.decided || ag.send_errno != MPI_SUCCESS;
+}
+
 int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev,
                      int *decider)
 {
@@ -287,21 +310,19 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
         return mpi_errno;
     ag.recovering = 1;
     ag.decided = 0;
+    ag.send_errno = MPI_SUCCESS;
     /* the joins kept from others start from this process's own epoch */
     if (ag.best_epoch < ag.epoch) {
         ag.best_epoch = ag.epoch;
         memcpy(ag.best_world_dead, ag.world_dead, ag.nbytes);
     }
     send_join();
-
-    while (!ag.decided) {
-        MPID_Progress_test(NULL);
-        if (MPIR_FTMPI_known_dead(ag.join_target) || coordinator() != ag.join_target)
-            send_join();
-        else if (ag.join_target == MPIR_Process.rank && all_joined())
-            decide();
-        else if (ag.join_target != MPIR_Process.rank && since(&ag.join_sent) > ag.join_resend)
-            send_join();
+    mpi_errno = MPID_FT_wait(agree_step, NULL, "the recovery agreement");
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = ag.send_errno;
+    if (mpi_errno != MPI_SUCCESS) {
+        ag.recovering = 0;
+        return mpi_errno;
     }
 
     apply_decision();

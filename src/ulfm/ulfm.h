@@ -35,6 +35,8 @@ typedef struct {
     uint32_t seq;
     int coordinator;            /* the rank this process last took for coordinator */
     int and_words;
+    int mpi_errno;              /* this process's own error (a message it could not
+                                 * send: no memory), which ended the agreement */
 } MPIR_ULFM_agreement_t;
 
 /* Fault-tolerant agreement among comm's surviving members on the AND of
@@ -47,7 +49,7 @@ int MPIR_ULFM_iagree(struct MPIR_Comm *comm, int *flag, struct MPIR_Request **re
 /* One agreement in steps, also ANDing a bitmap of and_words 32-bit words
  * (every member passes the same length): enter it; then each step moves
  * it on with what progress delivered and returns 1 once it decided, with
- * the outcome in *flag and *outcome. */
+ * the outcome in *flag and *outcome, or once ag->mpi_errno ended it. */
 int MPIR_ULFM_agree_start(struct MPIR_Comm *comm, int flag, const uint32_t * and_mask,
                           int and_words, MPIR_ULFM_agreement_t * ag);
 int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome);

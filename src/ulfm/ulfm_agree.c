@@ -125,6 +125,7 @@ typedef struct instance {
     int decided;
     int flag[2], raise;
     uint8_t *absent;
+    int send_errno;             /* the first message about it that could not be sent */
 } instance_t;
 
 static instance_t *instances;
@@ -222,12 +223,14 @@ static size_t msg_len(uint32_t size, uint32_t and_words)
     return sizeof(agree_msg_t) + 2 * MPID_FT_SET_BYTES(size) + and_words * sizeof(uint32_t);
 }
 
-static void send_msg(int to_pid, int kind, const instance_t * in, int query_answer)
+/* A send that fails (no memory) is kept in the instance: the agreement
+ * ends with it. */
+static int send_msg(int to_pid, int kind, instance_t * in, int query_answer)
 {
+    int mpi_errno = MPI_SUCCESS;
     size_t bytes = MPID_FT_SET_BYTES(in->size), len = msg_len(in->size, in->and_words);
     agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
-    if (m == NULL)
-        return; /* as if lost with a failure: the protocol asks again */
+    MPIR_ERR_CHKANDJUMP(m == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     m->kind = kind;
     m->context_id = in->context_id;
     m->seq = in->seq;
@@ -246,8 +249,15 @@ static void send_msg(int to_pid, int kind, const instance_t * in, int query_answ
     }
     if (kind != MSG_QUERY)
         memcpy(m->ranks + 2 * bytes, in->and_mask, in->and_words * sizeof(uint32_t));
-    MPID_FT_send(to_pid, MPID_FT_CHANNEL_ULFM_AGREE, m, len);
+    mpi_errno = MPID_FT_send(to_pid, MPID_FT_CHANNEL_ULFM_AGREE, m, len);
     MPL_free(m);
+    MPIR_ERR_CHECK(mpi_errno);
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (in->send_errno == MPI_SUCCESS)
+        in->send_errno = mpi_errno;
+    goto fn_exit;
 }
 
 /* Merges a contribution (its members, the AND of their flags, of their
@@ -548,6 +558,7 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     ag->seq = seq;
     ag->coordinator = -1;
     ag->and_words = and_words;
+    ag->mpi_errno = MPI_SUCCESS;
     MPID_FT_TRACE("agree %#x/%u: enter with flag %#x%s", key, seq,
                   (unsigned) flag, in->in_tree ? " (tree)" : "");
   fn_exit:
@@ -609,6 +620,10 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
 
     if (in == NULL)
         return 0;       /* cannot happen: an entered record is kept while its communicator is */
+    if (in->send_errno != MPI_SUCCESS) {
+        ag->mpi_errno = in->send_errno;
+        return 1;
+    }
     if (!in->decided) {
         if (in->in_tree && MPID_FT_failure_count() != in->failures_seen &&
             (in->failures_seen = MPID_FT_failure_count(), any_member_failed(in))) {
@@ -643,14 +658,28 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
     return 1;
 }
 
+typedef struct {
+    MPIR_ULFM_agreement_t ag;
+    int *flag;
+    MPIR_ULFM_outcome_t *outcome;
+} blocking_agreement_t;
+
+static int blocking_agree_step(void *arg)
+{
+    blocking_agreement_t *b = arg;
+    return MPIR_ULFM_agree_step(&b->ag, b->flag, b->outcome);
+}
+
+
 int MPIR_ULFM_agree(MPIR_Comm * comm, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
-    MPIR_ULFM_agreement_t ag;
-    int mpi_errno = MPIR_ULFM_agree_start(comm, *flag, NULL, 0, &ag);
+    blocking_agreement_t b = {.flag = flag,.outcome = outcome };
+    int mpi_errno = MPIR_ULFM_agree_start(comm, *flag, NULL, 0, &b.ag);
 
     if (mpi_errno == MPI_SUCCESS)
-        while (!MPIR_ULFM_agree_step(&ag, flag, outcome))
-            MPID_Progress_test(NULL);
+        mpi_errno = MPID_FT_wait(blocking_agree_step, &b, "a ULFM agreement");
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = b.ag.mpi_errno;
     return mpi_errno;
 }
 
@@ -730,6 +759,10 @@ static int iagree_step(MPIR_ULFM_nbop_t * nb)
 
     if (!MPIR_ULFM_agree_step(&op->ag, &flag, &outcome))
         return 0;
+    if (op->ag.mpi_errno != MPI_SUCCESS) {
+        nb->req->status.MPI_ERROR = op->ag.mpi_errno;
+        return 1;
+    }
     *op->user_flag = flag;
     if (outcome.raise)
         MPIR_ERR_SET(nb->req->status.MPI_ERROR, MPIX_ERR_PROC_FAILED, "**ulfm_agree");

@@ -202,11 +202,17 @@ static int shrink_step(shrink_op_t * op)
     int flag;
 
     if (!op->done && MPIR_ULFM_agree_step(&op->ag, &flag, &outcome)) {
-        op->mpi_errno = shrink_decided(op, &outcome);
+        op->mpi_errno = op->ag.mpi_errno != MPI_SUCCESS ? op->ag.mpi_errno :
+            shrink_decided(op, &outcome);
         if (op->mpi_errno != MPI_SUCCESS)
             op->done = 1;
     }
     return op->done;
+}
+
+static int shrink_wait_step(void *op)
+{
+    return shrink_step(op);
 }
 
 int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
@@ -216,9 +222,11 @@ int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
     memset(&op, 0, sizeof(op));
     op.comm = comm;
     op.mpi_errno = shrink_round(&op);
-    if (op.mpi_errno == MPI_SUCCESS)
-        while (!shrink_step(&op))
-            MPID_Progress_test(NULL);
+    if (op.mpi_errno == MPI_SUCCESS) {
+        int mpi_errno = MPID_FT_wait(shrink_wait_step, &op, "a shrink");
+        if (mpi_errno != MPI_SUCCESS)
+            return mpi_errno;
+    }
     *newcomm = op.newcomm;
     return op.mpi_errno;
 }

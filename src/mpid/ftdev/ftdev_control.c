@@ -97,13 +97,18 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     r = ucp_am_send_nbx(MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep, MPIDI_FTDEV_AM_CONTROL,
                         &out->hops, sizeof(out->hops), &out->msg, sizeof(out->msg) + len,
                         &param);
-    if (r == NULL)
+    if (r == NULL) {
         tell_sent(to, &out->msg, len);
-    if (r == NULL || UCS_PTR_IS_ERR(r))
+    } else if (UCS_PTR_IS_ERR(r)) {
+        MPID_FT_TRACE("control message (type %d) to %d refused: %s", out->msg.type, to,
+                      ucs_status_string(UCS_PTR_STATUS(r)));
+        r = NULL;
+    }
+    /* UCX keeps `out` until ctrl_sent_cb only when it returned a request */
+    if (r == NULL)
         MPL_free(out);
     else if (is_channel_message(&out->msg))
         channel_in_flight[out->msg.pid]++;
-    MPIDI_FTDEV_CHK_REQUEST(r);
     if (request)
         *request = r;
     else if (r)

@@ -368,8 +368,9 @@ static void register_finalizing_messages(void)
  * failure sources keep working meanwhile), and until its own notices have
  * left. Then no more traffic can come from or go to anyone, and each
  * process may close its endpoints and leave at its own pace. */
-static int all_peers_finalizing(ucs_status_ptr_t * notices)
+static int all_peers_finalizing(void *arg)
 {
+    ucs_status_ptr_t *notices = arg;
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         if (pid == MPIDI_FTDEV_global.my_pid ||
             MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
@@ -435,11 +436,11 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
             MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
             MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.my_pid,
                                   NULL, 0, &pending[pid]);
-    while (!all_peers_finalizing(pending))
-        MPID_Progress_test(NULL);
+    mpi_errno = MPID_FT_wait(all_peers_finalizing, pending, "every peer in MPI_Finalize");
     for (int pid = 0; pid < MPIR_Process.size; pid++)
         if (pending[pid])
             ucp_request_release(pending[pid]);
+    MPIR_ERR_CHECK(mpi_errno);
     /* everyone is here: nobody needs watching any more */
     MPIDI_FTDEV_heartbeat_stop();
     /* nothing can match what is still unexpected (sent to a receive that

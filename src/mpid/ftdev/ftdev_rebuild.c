@@ -278,6 +278,19 @@ static void pathological(const char *what)
     MPID_Abort(MPIR_Process.comm_world, MPI_SUCCESS, 1, msg);
 }
 
+typedef struct {
+    uint32_t epoch;
+    int coordinator;
+} rebuilt_wait_t;
+
+/* REBUILT arrived, or the coordinator failed (the rebuild starts again) */
+static int rebuilt_or_coordinator_gone(void *arg)
+{
+    rebuilt_wait_t *w = arg;
+    return MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, w->epoch) ||
+        MPIDI_FTDEV_global.peer_state[w->coordinator] != MPIDI_FTDEV_PEER_ALIVE;
+}
+
 static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *again)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -290,12 +303,12 @@ static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *agai
     MPL_free(ready);
     MPIR_ERR_CHECK(mpi_errno);
 
-    while (!MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch)) {
-        if (MPIDI_FTDEV_global.peer_state[coordinator] != MPIDI_FTDEV_PEER_ALIVE) {
-            *again = 1;
-            goto fn_exit;
-        }
-        MPID_Progress_test(NULL);
+    rebuilt_wait_t w = {.epoch = epoch,.coordinator = coordinator };
+    mpi_errno = MPID_FT_wait(rebuilt_or_coordinator_gone, &w, "the rebuild's REBUILT");
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch)) {
+        *again = 1;
+        goto fn_exit;
     }
     const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (last_received + 1);
     for (uint32_t i = 0; i < last_received->count; i++, e = MPIDI_FTDEV_rb_next_entry(e)) {
@@ -408,12 +421,52 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
     goto fn_exit;
 }
 
+typedef struct {
+    uint32_t epoch;
+    const uint8_t *dead;
+    const int *pids;
+    int k;
+    MPL_time_t start;
+    int mpi_errno;
+} answers_wait_t;
+
+/* The coordinator's wait for every survivor's READY and every
+ * replacement's HELLO: it connects to each replacement that said hello,
+ * and gives up the job past MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT. */
+static int answers_step(void *arg)
+{
+    answers_wait_t *w = arg;
+    MPL_time_t now;
+    double elapsed;
+    char late[256];
+
+    if (everyone_answered(w->epoch, w->dead, NULL, 0))
+        return 1;
+    for (int i = 0; i < w->k; i++) {
+        int pid = w->pids[i];
+        if (rb.hello_epoch[pid] == w->epoch && rb.hello_ep[pid] == NULL && !rb.hello_died[pid]) {
+            w->mpi_errno = MPIDI_FTDEV_create_ep(pid, rb.hello_address[pid], &rb.hello_ep[pid]);
+            if (w->mpi_errno != MPI_SUCCESS)
+                return 1;
+        }
+    }
+    MPL_wtime(&now);
+    MPL_wtime_diff(&w->start, &now, &elapsed);
+    if (elapsed > MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT) {
+        char what[400];
+        everyone_answered(w->epoch, w->dead, late, sizeof(late));
+        snprintf(what, sizeof(what), "rank(s) %s did not join within %d s "
+                 "(MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT)", late, MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT);
+        pathological(what);
+    }
+    return 0;
+}
+
 static int coordinate(uint32_t epoch, const uint8_t * dead)
 {
     int mpi_errno = MPI_SUCCESS;
     int n = MPIDI_FTDEV_global.num_pids, k = 0, nchunks = 0;
     int *pids = MPL_malloc(n * sizeof(int), MPL_MEM_OTHER);
-    char late[256];
 
     MPIR_ERR_CHKANDJUMP(pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int pid = 0; pid < n; pid++) {
@@ -445,30 +498,12 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
         test_death_point("after-spawn");
     }
 
-    MPL_time_t start, now;
-    double elapsed;
-    MPL_wtime(&start);
-    while (!everyone_answered(epoch, dead, NULL, 0)) {
-        MPID_Progress_test(NULL);
-        for (int i = 0; i < k; i++) {
-            int pid = pids[i];
-            if (rb.hello_epoch[pid] == epoch && rb.hello_ep[pid] == NULL && !rb.hello_died[pid]) {
-                const ucp_address_t *address = rb.hello_address[pid];
-                mpi_errno = MPIDI_FTDEV_create_ep(pid, address, &rb.hello_ep[pid]);
-                MPIR_ERR_CHECK(mpi_errno);
-            }
-        }
-        MPL_wtime(&now);
-        MPL_wtime_diff(&start, &now, &elapsed);
-        if (elapsed > MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT) {
-            char what[400];
-            everyone_answered(epoch, dead, late, sizeof(late));
-            snprintf(what, sizeof(what), "rank(s) %s did not join within %d s "
-                     "(MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT)", late,
-                     MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT);
-            pathological(what);
-        }
-    }
+    answers_wait_t w = {.epoch = epoch,.dead = dead,.pids = pids,.k = k };
+    MPL_wtime(&w.start);
+    mpi_errno = MPID_FT_wait(answers_step, &w, "the replacements' and survivors' answers");
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = w.mpi_errno;
+    MPIR_ERR_CHECK(mpi_errno);
 
     mpi_errno = welcome_and_announce(epoch, dead);
     MPIR_ERR_CHECK(mpi_errno);

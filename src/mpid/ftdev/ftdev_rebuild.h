@@ -60,8 +60,8 @@ typedef struct {
     MPIDI_FTDEV_hb_contact_t heartbeat;
 } MPIDI_FTDEV_rb_entry_t;
 
-/* The protocol's state, allocated at its first use (MPI_ERR_NO_MEM when it
- * cannot be). */
+/* The protocol's state, allocated at its first use (an out-of-memory
+ * error when it cannot be). */
 int MPIDI_FTDEV_rb_alloc_state(void);
 
 size_t MPIDI_FTDEV_rb_entry_size(size_t address_len);

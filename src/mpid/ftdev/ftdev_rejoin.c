@@ -89,6 +89,12 @@ static int coordinator_gone(MPL_time_t * start)
     return !strcmp(host, key->host) && kill((pid_t) key->ospid, 0) != 0 && errno == ESRCH;
 }
 
+static int welcomed_or_coordinator_gone(void *start)
+{
+    return MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_WELCOME, MPIDI_FTDEV_rejoin_key.epoch) ||
+        coordinator_gone(start);
+}
+
 int MPIDI_FTDEV_rejoin(void)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -112,14 +118,14 @@ int MPIDI_FTDEV_rejoin(void)
 
     MPL_time_t start;
     MPL_wtime(&start);
-    while (!(welcome = MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_WELCOME, key->epoch))) {
-        if (coordinator_gone(&start)) {
-            snprintf(msg, sizeof(msg), "FT-MPICH: the process that launched this replacement "
-                     "of rank %d (rank %d) failed before it joined; it leaves, and the "
-                     "survivors launch another", me, coordinator);
-            MPIDI_FTDEV_exit_at_init(msg);
-        }
-        MPID_Progress_test(NULL);
+    mpi_errno = MPID_FT_wait(welcomed_or_coordinator_gone, &start, "the coordinator's WELCOME");
+    MPIR_ERR_CHECK(mpi_errno);
+    welcome = MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_WELCOME, key->epoch);
+    if (welcome == NULL) {
+        snprintf(msg, sizeof(msg), "FT-MPICH: the process that launched this replacement "
+                 "of rank %d (rank %d) failed before it joined; it leaves, and the "
+                 "survivors launch another", me, coordinator);
+        MPIDI_FTDEV_exit_at_init(msg);
     }
     if (MPIDI_FTDEV_modes_differ(welcome->modes, coordinator, msg, sizeof(msg)))
         MPIDI_FTDEV_exit_at_init(msg);

@@ -4,8 +4,8 @@
  * FT-MPICH: ch4 netmod "ftdev".
  *
  * The device's fault-tolerance services to the layers above it
- * (mpid_ft.h): control channels with registered handlers, who failed, and
- * the per-communicator state ULFM keeps in the device.
+ * (mpid_ft.h): control channels with registered handlers, their waits,
+ * who failed, and the per-communicator state ULFM keeps in the device.
  */
 
 #include "mpidimpl.h"
@@ -41,6 +41,42 @@ int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t 
     if (MPIDI_FTDEV_global.peer_state[to] != MPIDI_FTDEV_PEER_ALIVE)
         return MPI_SUCCESS;
     return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_CHANNEL, channel, payload, len, NULL);
+}
+
+/* the first trace of a wait that does not end, and how often progress
+ * runs between looks at the clock */
+#define WAIT_TRACE_FIRST_SECONDS 10.0
+#define WAIT_CLOCK_EVERY 1024
+
+int MPID_FT_wait(int (*step) (void *arg), void *arg, const char *what)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int application_wait = MPID_in_application_wait;
+    double trace_at = WAIT_TRACE_FIRST_SECONDS;
+    unsigned calls = 0;
+    MPL_time_t start;
+
+    MPL_wtime(&start);
+    MPID_in_application_wait = 0;
+    while (!step(arg)) {
+        mpi_errno = MPID_Progress_test(NULL);
+        if (mpi_errno != MPI_SUCCESS) {
+            MPID_FT_TRACE("wait for %s: progress failed", what);
+            break;
+        }
+        if (++calls % WAIT_CLOCK_EVERY == 0) {
+            MPL_time_t now;
+            double elapsed;
+            MPL_wtime(&now);
+            MPL_wtime_diff(&start, &now, &elapsed);
+            if (elapsed >= trace_at) {
+                MPID_FT_TRACE("wait for %s: still waiting after %.0f s", what, elapsed);
+                trace_at *= 2;
+            }
+        }
+    }
+    MPID_in_application_wait = application_wait;
+    return mpi_errno;
 }
 
 MPID_FT_proc_state_t MPID_FT_proc_state(int pid)

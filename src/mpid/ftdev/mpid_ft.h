@@ -153,7 +153,10 @@ typedef void (*MPID_FT_handler_t) (int from_pid, const void *payload, size_t len
 void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler);
 
 /* Sends payload[len] to process `to` on `channel`; nothing is sent to a
- * process known to have failed. */
+ * process known to have failed. A message can be lost with its receiver's
+ * failure, or with a connection that breaks: the protocols resend. The
+ * error returned is this process's own (no memory), which ends the
+ * protocol step that sent. */
 int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t len);
 
 /* Returns once every message sent on `channel` so far has left this
@@ -161,6 +164,14 @@ int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t 
  * a protocol step whose sender may stop calling MPI right after (an
  * agreement's decider) cannot leave a message waiting in its own queue. */
 int MPID_FT_flush(MPID_FT_channel_t channel);
+
+/* Drives progress until step(arg) returns nonzero; step runs before each
+ * progress call and may do its protocol's own work (resends, timeouts).
+ * The progress is a protocol's, not an application's wait: a failure that
+ * the application's waits would be told of is no error here. Returns the
+ * first error progress reports. A wait still under way after 10 s, 20 s,
+ * 40 s, ... is traced, named by `what`. */
+int MPID_FT_wait(int (*step) (void *arg), void *arg, const char *what);
 
 /* ---- who failed ------------------------------------------------------------ */
 
