@@ -77,10 +77,18 @@ int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask)
     goto fn_exit;
 }
 
+MPIDI_FTDEV_tag_pattern_t MPIDI_FTDEV_context_pattern(int context_id, int ignored)
+{
+    uint64_t field = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
+                                            MPIDI_FTDEV_CONTEXT_ID_SHIFT);
+    MPIDI_FTDEV_tag_pattern_t p;
+    p.mask = field & ~MPIDI_FTDEV_CONTEXT_FIELD(ignored);
+    p.tag = MPIDI_FTDEV_CONTEXT_FIELD(context_id) & p.mask;
+    return p;
+}
+
 int MPIDI_FTDEV_drain_context(int context_id)
 {
-    uint64_t suffix = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_SUFFIX_MASK);
-    return MPIDI_FTDEV_drain(MPIDI_FTDEV_CONTEXT_FIELD(context_id) & ~suffix,
-                             MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
-                                                    MPIDI_FTDEV_CONTEXT_ID_SHIFT) & ~suffix);
+    MPIDI_FTDEV_tag_pattern_t p = MPIDI_FTDEV_context_pattern(context_id, MPIR_CONTEXT_SUFFIX_MASK);
+    return MPIDI_FTDEV_drain(p.tag, p.mask);
 }

@@ -191,6 +191,17 @@ MPL_STATIC_INLINE_PREFIX ucp_ep_h MPIDI_FTDEV_comm_ep(MPIR_Comm * comm, int rank
     return MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(comm, rank)).ep;
 }
 
+/* The UCX tags t with (t & mask) == tag. */
+typedef struct {
+    uint64_t tag;
+    uint64_t mask;
+} MPIDI_FTDEV_tag_pattern_t;
+
+/* The traffic of context id `context_id` in every epoch, from every
+ * process, whatever the context id's bits in `ignored` hold
+ * (MPIR_CONTEXT_SUFFIX_MASK: point-to-point and collective alike). */
+MPIDI_FTDEV_tag_pattern_t MPIDI_FTDEV_context_pattern(int context_id, int ignored);
+
 /* Receives every message in UCX's unexpected queue whose tag matches
  * (tag, mask) into nothing. */
 int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask);

@@ -42,29 +42,23 @@ MPIR_Comm *MPID_FT_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
  * one pattern, blind to the sub-communicator field of the context id,
  * covers the three. The patterns are worked out again only when
  * fault_generation moved, not at every progress call. */
-typedef struct {
-    uint64_t tag;
-    uint64_t mask;
-} drain_pattern_t;
-
-static drain_pattern_t *stale_patterns;
+static MPIDI_FTDEV_tag_pattern_t *stale_patterns;
 static int num_stale_patterns, max_stale_patterns;
 static unsigned long stale_patterns_generation;
 static int have_stale_patterns;
 
-static int add_stale_pattern(uint64_t tag, uint64_t mask)
+static int add_stale_pattern(MPIDI_FTDEV_tag_pattern_t pattern)
 {
     int mpi_errno = MPI_SUCCESS;
     if (num_stale_patterns == max_stale_patterns) {
         int n = max_stale_patterns ? 2 * max_stale_patterns : 16;
-        drain_pattern_t *p = MPL_realloc(stale_patterns, n * sizeof(*p), MPL_MEM_OTHER);
+        MPIDI_FTDEV_tag_pattern_t *p = MPL_realloc(stale_patterns, n * sizeof(*p), MPL_MEM_OTHER);
         MPIR_ERR_CHKANDJUMP1(p == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                              "ftdev's patterns of stale traffic");
         stale_patterns = p;
         max_stale_patterns = n;
     }
-    stale_patterns[num_stale_patterns].tag = tag;
-    stale_patterns[num_stale_patterns++].mask = mask;
+    stale_patterns[num_stale_patterns++] = pattern;
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -78,14 +72,16 @@ static int add_stale_traffic_of(MPIR_Comm * comm)
     if (comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__NODE ||
         comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__NODE_ROOTS)
         return MPI_SUCCESS;
-    uint64_t family = MPIDI_FTDEV_CONTEXT_FIELD(0xffff & ~(MPIR_CONTEXT_SUBCOMM_MASK |
-                                               MPIR_CONTEXT_SUFFIX_MASK));
+    MPIDI_FTDEV_tag_pattern_t family =
+        MPIDI_FTDEV_context_pattern(comm->recvcontext_id,
+                                    MPIR_CONTEXT_SUBCOMM_MASK | MPIR_CONTEXT_SUFFIX_MASK);
     if (comm->revoked) {
-        mpi_errno = add_stale_pattern(MPIDI_FTDEV_CONTEXT_FIELD(comm->recvcontext_id) & family, family);
+        mpi_errno = add_stale_pattern(family);
     } else if (MPIDI_FTDEV_comm_failed_member(comm) >= 0) {
         uint64_t coll = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_INTRA_COLL);
-        mpi_errno = add_stale_pattern((MPIDI_FTDEV_CONTEXT_FIELD(comm->recvcontext_id) & family) | coll,
-                                      family | coll | (uint64_t) MPIR_TAG_COLL_BIT);
+        family.tag |= coll;
+        family.mask |= coll | (uint64_t) MPIR_TAG_COLL_BIT;
+        mpi_errno = add_stale_pattern(family);
     }
     return mpi_errno;
 }
@@ -101,11 +97,8 @@ static int find_stale_patterns(void)
         MPIR_ERR_CHECK(mpi_errno);
     }
     for (int i = 0; i < MPIDI_FTDEV_num_held_contexts(); i++) {
-        uint64_t suffix = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_SUFFIX_MASK);
-        mpi_errno = add_stale_pattern(MPIDI_FTDEV_CONTEXT_FIELD(MPIDI_FTDEV_held_context(i)) & ~suffix,
-                                      MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_CONTEXT_ID_BITS,
-                                                             MPIDI_FTDEV_CONTEXT_ID_SHIFT) &
-                                      ~suffix);
+        mpi_errno = add_stale_pattern(MPIDI_FTDEV_context_pattern(MPIDI_FTDEV_held_context(i),
+                                                                  MPIR_CONTEXT_SUFFIX_MASK));
         MPIR_ERR_CHECK(mpi_errno);
     }
     stale_patterns_generation = MPIDI_FTDEV_global.fault_generation;
