@@ -24,6 +24,7 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_heartbeat.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_echo.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_node_watch.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_suspicion.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_ucx_log.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_recovery.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_rebuild.c \

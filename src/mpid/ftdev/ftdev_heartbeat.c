@@ -93,25 +93,9 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-#define HB_MAGIC 0x46544842     /* "FTHB" */
-
 static const char *const condition_name[PROC_NUM_CONDITIONS] = {
     "unseen", "ended", "stopped by a signal", "held by a debugger", "running"
 };
-
-typedef struct {
-    uint32_t magic;
-    uint32_t kind;
-    int32_t from;               /* sender's process id */
-    int32_t from_ospid;         /* the sender's operating-system process id */
-    int32_t about;              /* HB_FAILED: the process declared failed; HB_ECHO_ASK: a
-                                 * check number; HB_ECHO_STATE: the last check answered,
-                                 * or minus one whose answer could not be written yet;
-                                 * HB_VERIFY, HB_VERDICT: the suspect */
-    int32_t state;              /* HB_VERDICT: its proc_condition_t */
-} hb_msg_t;
-
-MPIDI_FTDEV_hb_t MPIDI_FTDEV_hb = {.sock = -1,.watch_epoll = -1 };
 
 static double now_ms(void)
 {
@@ -183,12 +167,6 @@ int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
 
 /* ---- the thread ------------------------------------------------------------ */
 
-int MPIDI_FTDEV_hb_live(int pid)
-{
-    return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
-        !MPIDI_FTDEV_hb.suspected[pid];
-}
-
 /* The next (step 1) or previous (step -1) live process on the ring, or -1. */
 static int neighbour(int step)
 {
@@ -201,29 +179,9 @@ static int neighbour(int step)
     return -1;
 }
 
-void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state)
-{
-    MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peer_hb[pid];
-    hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.my_pid,
-        .from_ospid = (int32_t) getpid(),.about = about,.state = state
-    };
-    struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
-    if (c.port &&
-        sendto(MPIDI_FTDEV_hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to,
-               sizeof(to)) > 0)
-        MPIDI_FTDEV_count_sent(MPIDI_FTDEV_PROTO_HEARTBEAT, sizeof(m));
-}
-
 static void send_to(int pid, int kind, int about)
 {
     MPIDI_FTDEV_hb_send(pid, kind, about, 0);
-}
-
-void MPIDI_FTDEV_hb_suspect(int pid, int why)
-{
-    __atomic_store_n(&MPIDI_FTDEV_hb.suspected[pid], why, __ATOMIC_RELEASE);
-    __atomic_store_n(&MPIDI_FTDEV_hb.news, 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
 }
 
 /* `what`: why it is suspected (NULL: its heartbeat is silent); `why`: what
@@ -509,53 +467,6 @@ void MPIDI_FTDEV_heartbeat_stop(void)
     MPL_free(MPIDI_FTDEV_hb.suspected);
     MPIDI_FTDEV_hb.suspected = MPIDI_FTDEV_hb.tell_launcher = NULL;
     MPIDI_FTDEV_echo_close();
-}
-
-/* mpiexec waits for the processes of every node to end; one declared
- * failed without being seen to die (its node froze or was cut off) may
- * never end. Told of each (a PMI get of a key that only mpiexec answers,
- * PMI_declared_failed_ID), mpiexec gives up a node once all its processes
- * are declared. Only processes of the job's first launch are told of: a
- * replacement, and a process told of by a replacement, are of another
- * launch (REBUILD), whose ids mpiexec numbers apart. */
-static void tell_launcher(int pid)
-{
-    char key[64], val[64];
-    if (MPIDI_FTDEV_global.replaced[pid] || MPIDI_FTDEV_global.replaced[MPIDI_FTDEV_global.my_pid])
-        return;
-    snprintf(key, sizeof(key), "PMI_declared_failed_%d", pid);
-    if (MPIR_pmi_kvs_get(-1, key, val, sizeof(val)) != MPI_SUCCESS)
-        MPID_FT_TRACE("heartbeat: the launcher was not told of process %d", pid);
-}
-
-/* The main thread's part, from progress: failures the thread noticed. */
-void MPIDI_FTDEV_heartbeat_failures(void)
-{
-    char how[96];
-    /* (progress calls this on every call once a job outlived a failure:
-     * the processes are looked at only when the thread has news) */
-    /* (a plain load first: the exchange is a locked instruction) */
-    if (MPIDI_FTDEV_hb.suspected == NULL ||
-        !__atomic_load_n(&MPIDI_FTDEV_hb.news, __ATOMIC_RELAXED) ||
-        !__atomic_exchange_n(&MPIDI_FTDEV_hb.news, 0, __ATOMIC_ACQ_REL))
-        return;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
-        /* even when another survivor's notice came first */
-        if (__atomic_exchange_n(&MPIDI_FTDEV_hb.tell_launcher[pid], 0, __ATOMIC_ACQ_REL))
-            tell_launcher(pid);
-        int why = __atomic_load_n(&MPIDI_FTDEV_hb.suspected[pid], __ATOMIC_ACQUIRE);
-        if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
-            continue;
-        MPIDI_FTDEV_take_what_arrived();
-        if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
-            continue;
-        if (why == HB_SUSPECT_ENDED)
-            snprintf(how, sizeof(how), "its process ended, seen from its node");
-        else
-            snprintf(how, sizeof(how), "no heartbeat for %d ms",
-                     MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT);
-        MPIDI_FTDEV_peer_failed(pid, how);
-    }
 }
 
 /* A replacement took over process id pid: a process again, watched afresh. */

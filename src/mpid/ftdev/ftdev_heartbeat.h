@@ -5,9 +5,10 @@
  *
  * What the heartbeat thread (ftdev_heartbeat.c), the receive check
  * (ftdev_echo.c) and the node watch (ftdev_node_watch.c) share: the
- * thread's state, its datagrams, and what a node sees of its processes.
- * Included by those three files only; the rest of ftdev reaches them
- * through ftdev_failure.h.
+ * thread's state, its datagrams and table of suspects (ftdev_suspicion.c,
+ * below the three), and what a node sees of its processes. Included by
+ * those files only; the rest of ftdev reaches them through
+ * ftdev_failure.h.
  */
 
 #ifndef FTDEV_HEARTBEAT_H_INCLUDED
@@ -17,6 +18,20 @@
 
 /* The heartbeat's datagrams (over its own UDP socket). */
 enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE, HB_VERIFY, HB_VERDICT };
+
+#define HB_MAGIC 0x46544842     /* "FTHB" */
+
+typedef struct {
+    uint32_t magic;
+    uint32_t kind;
+    int32_t from;               /* sender's process id */
+    int32_t from_ospid;         /* the sender's operating-system process id */
+    int32_t about;              /* HB_FAILED: the process declared failed; HB_ECHO_ASK: a
+                                 * check number; HB_ECHO_STATE: the last check answered,
+                                 * or minus one whose answer could not be written yet;
+                                 * HB_VERIFY, HB_VERDICT: the suspect */
+    int32_t state;              /* HB_VERDICT: its proc_condition_t */
+} hb_msg_t;
 
 /* Why the thread holds a process failed (MPIDI_FTDEV_hb.suspected). */
 enum { HB_NOT_SUSPECTED = 0, HB_SUSPECT_SILENT, HB_SUSPECT_ENDED };
@@ -47,7 +62,7 @@ typedef struct {
 
 extern MPIDI_FTDEV_hb_t MPIDI_FTDEV_hb;
 
-/* ftdev_heartbeat.c: a datagram to process pid's thread. */
+/* ftdev_suspicion.c: a datagram to process pid's thread. */
 void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state);
 /* Alive in ftdev's view and not suspected by the thread. */
 int MPIDI_FTDEV_hb_live(int pid);
@@ -61,8 +76,8 @@ int MPIDI_FTDEV_on_my_node(int pid);
  * same pid namespace), else 0. */
 int32_t MPIDI_FTDEV_visible_ospid(int pid);
 MPIDI_FTDEV_proc_condition_t MPIDI_FTDEV_proc_condition(int pid);
-/* The pidfd watch of the node's processes: open (MPI_SUCCESS or
- * MPI_ERR_NO_MEM), brought in line with ftdev's view, read (returns how
+/* The pidfd watch of the node's processes: open (MPI_SUCCESS or an
+ * out-of-memory error), brought in line with ftdev's view, read (returns how
  * many events it read), cleared of the ended, closed. */
 int MPIDI_FTDEV_watch_open(void);
 void MPIDI_FTDEV_watch_update(void);
