@@ -26,17 +26,7 @@ export PATH=$prefix/bin:$PATH
 . "$here/slurm-cluster.bash"
 
 status=0
-finish() {
-    local rc=$?
-    [ $rc = 0 ] || [ $rc = 77 ] || status=1
-    if ! slurm_cluster_stop; then
-        echo "FAIL: Slurm jobs or slurmstepd processes outlived the tests"
-        status=1
-    fi
-    [ $rc = 77 ] && exit 77
-    exit $status
-}
-trap finish EXIT
+trap slurm_test_finish EXIT
 trap 'echo "run-slurm-tests.sh: interrupted"; exit 1' INT TERM HUP
 
 if ! slurm_cluster_start 8; then

@@ -83,6 +83,20 @@ slurm_free_ports() {
 
 slurm_run() { "${slurm_exec[@]}" "$@"; }
 
+# The EXIT trap of a test script that uses the cluster: stops it (a job or
+# step it had to end fails the script) and exits with the script's $status
+# (set to 1 by a failure), or with 77 when the script exited so.
+slurm_test_finish() {
+    local rc=$?
+    [ $rc = 0 ] || [ $rc = 77 ] || status=1
+    if ! slurm_cluster_stop; then
+        echo "FAIL: Slurm jobs or slurmstepd processes outlived the tests"
+        status=1
+    fi
+    [ $rc = 77 ] && exit 77
+    exit $status
+}
+
 slurm_cluster_start() {
     local cpus=${1:-8} nodes=${2:-1} d host port i state why ctld_addr node_lines names
     if [ "$(id -u)" != 0 ]; then

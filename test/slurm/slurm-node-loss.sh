@@ -33,17 +33,7 @@ seconds=${FTMPI_SLURM_NODE_LOSS_SECONDS:-45}
 
 status=0
 bad() { echo "FAIL: $*"; status=1; }
-finish() {
-    local rc=$?
-    [ $rc = 0 ] || [ $rc = 77 ] || status=1
-    if ! slurm_cluster_stop; then
-        echo "FAIL: Slurm jobs or slurmstepd processes outlived the tests"
-        status=1
-    fi
-    [ $rc = 77 ] && exit 77
-    exit $status
-}
-trap finish EXIT
+trap slurm_test_finish EXIT
 trap 'echo "slurm-node-loss.sh: interrupted"; exit 1' INT TERM HUP
 
 "$prefix/bin/mpicc" -O2 -o "$bin/soak_workload" "$top/test/soak/soak_workload.c" || exit 1
