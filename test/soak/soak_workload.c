@@ -172,11 +172,17 @@ static int agree_outcome(int rc, int *done)
 
 static void check_ulfm_error(int rc, const char *what)
 {
-    int cls;
+    int cls, len;
+    char text[MPI_MAX_ERROR_STRING];
     MPI_Error_class(rc, &cls);
     if (cls != MPIX_ERR_PROC_FAILED && cls != MPIX_ERR_PROC_FAILED_PENDING &&
-        cls != MPIX_ERR_REVOKED)
-        wrong("%s failed with error class %d, expected a ULFM one", what, cls);
+        cls != MPIX_ERR_REVOKED) {
+        MPI_Error_string(rc, text, &len);
+        for (char *c = text; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        wrong("%s failed with error class %d, expected a ULFM one: %s", what, cls, text);
+    }
 }
 
 #define TRY(call) do { int rc_ = (call); if (rc_ != MPI_SUCCESS) return rc_; } while (0)

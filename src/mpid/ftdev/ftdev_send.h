@@ -60,7 +60,12 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
         ucp_request = ucp_tag_send_sync_nbx(ep, ucp_buf, ucp_count, ucp_tag, &param);
     else
         ucp_request = ucp_tag_send_nbx(ep, ucp_buf, ucp_count, ucp_tag, &param);
-    MPIDI_FTDEV_CHK_REQUEST(ucp_request);
+    /* refused at once (the connection broke before the peer's failure was
+     * recorded): the error of a transfer that a failure ends later */
+    if (unlikely(UCS_PTR_IS_ERR(ucp_request))) {
+        mpi_errno = MPIDI_FTDEV_transfer_error(UCS_PTR_STATUS(ucp_request));
+        goto fn_fail;
+    }
 
     MPIR_Request *req;
     if (ucp_request) {
