@@ -37,15 +37,14 @@ one_trial() {
         sleep 0.05
     done
     sleep 0.5
-    # the clock is read right before the signal or the link change: the
-    # driver's own start-up is not counted
+    # the clock is read right before the signal or the link change (by
+    # cluster.sh itself): the driver's own start-up is not counted
     local pids
     pids=$("$cluster" pids 3)
-    t0=$(date +%s.%N)
     case $event in
-        kill) kill -KILL $pids ;;
-        freeze) kill -STOP $pids ;;
-        cut) "$cluster" cut 3 ;;
+        kill) t0=$(date +%s.%N); kill -KILL $pids ;;
+        freeze) t0=$(date +%s.%N); kill -STOP $pids ;;
+        cut) t0=$(FTMPI_CLUSTER_EVENT_TIME=1 "$cluster" cut 3) ;;
     esac
     wait $job || true
     case $event in

@@ -121,7 +121,13 @@ signal_node() { # node signal
     [ -z "$p" ] || kill -"$2" $p 2>/dev/null || true
 }
 
-link() { ip -n "$switch" link set "$name-v$(node_index "$1")" "$2"; }
+# With FTMPI_CLUSTER_EVENT_TIME set, prints the time (seconds since the
+# epoch) right before the link changes, for benchmarks that time the event.
+link() {
+    local veth=$name-v$(node_index "$1")
+    [ -z "${FTMPI_CLUSTER_EVENT_TIME:-}" ] || date +%s.%N
+    ip -n "$switch" link set "$veth" "$2"
+}
 
 # The link back up, and the node reachable at once: no neighbour entry
 # anywhere still says it (or the head) is unreachable.
