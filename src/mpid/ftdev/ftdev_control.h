@@ -29,8 +29,9 @@ void MPIDI_FTDEV_ctrl_register(int type, MPIDI_FTDEV_ctrl_handler_t handler,
 /* Sends a control message of `type` about `about`, with len bytes of
  * payload, to process `to`. With request non-NULL the caller gets the UCX
  * request to watch (NULL once sent) and must release it. A message the
- * transport refuses at once (the connection to `to` broke) is lost like
- * one it fails to deliver later: traced, and left to the protocols'
+ * transport refuses at once (the connection to `to` broke), or one to a
+ * process whose failure closed its endpoint, is lost like one the
+ * transport fails to deliver later: traced, and left to the protocols'
  * resends and to failure detection. The error returned is this process's
  * own (no memory). */
 int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size_t len,
