@@ -670,7 +670,6 @@ static int blocking_agree_step(void *arg)
     return MPIR_ULFM_agree_step(&b->ag, b->flag, b->outcome);
 }
 
-
 int MPIR_ULFM_agree(MPIR_Comm * comm, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
     blocking_agreement_t b = {.flag = flag,.outcome = outcome };

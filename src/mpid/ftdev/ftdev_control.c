@@ -94,22 +94,21 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     if (len)
         memcpy(&out->msg + 1, payload, len);
     /* a process whose failure closed its endpoint (a protocol may still
-     * name it: a rebuild's coordinator that died after deciding) */
+     * name it: a rebuild's coordinator that died after deciding) is out of
+     * reach, as one whose connection the transport refuses */
     ucp_ep_h ep = MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep;
     if (ep == NULL) {
-        MPID_FT_TRACE("control message (type %d) to %d dropped: no endpoint (failed)", type, to);
-        MPL_free(out);
-        if (request)
-            *request = NULL;
-        goto fn_exit;
+        r = UCS_STATUS_PTR(UCS_ERR_UNREACHABLE);
+    } else {
+        out->hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about),
+                                           sizeof(out->msg) + len);
+        r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->hops, sizeof(out->hops),
+                            &out->msg, sizeof(out->msg) + len, &param);
     }
-    out->hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about), sizeof(out->msg) + len);
-    r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->hops, sizeof(out->hops), &out->msg,
-                        sizeof(out->msg) + len, &param);
     if (r == NULL) {
         tell_sent(to, &out->msg, len);
     } else if (UCS_PTR_IS_ERR(r)) {
-        MPID_FT_TRACE("control message (type %d) to %d refused: %s", out->msg.type, to,
+        MPID_FT_TRACE("control message (type %d) to %d lost: %s", out->msg.type, to,
                       ucs_status_string(UCS_PTR_STATUS(r)));
         r = NULL;
     }

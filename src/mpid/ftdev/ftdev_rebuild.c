@@ -438,7 +438,6 @@ static int answers_step(void *arg)
     answers_wait_t *w = arg;
     MPL_time_t now;
     double elapsed;
-    char late[256];
 
     if (everyone_answered(w->epoch, w->dead, NULL, 0))
         return 1;
@@ -453,7 +452,7 @@ static int answers_step(void *arg)
     MPL_wtime(&now);
     MPL_wtime_diff(&w->start, &now, &elapsed);
     if (elapsed > MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT) {
-        char what[400];
+        char late[256], what[400];
         everyone_answered(w->epoch, w->dead, late, sizeof(late));
         snprintf(what, sizeof(what), "rank(s) %s did not join within %d s "
                  "(MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT)", late, MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT);
