@@ -90,13 +90,13 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     out->len = len;
     out->msg.type = type;
     out->msg.pid = about;
-    out->msg.from = MPIDI_FTDEV_global.my_pid;
+    out->msg.from = MPIDI_FTDEV_global.my_tag_pid;
     if (len)
         memcpy(&out->msg + 1, payload, len);
     /* a process whose failure closed its endpoint (a protocol may still
      * name it: a rebuild's coordinator that died after deciding) is out of
      * reach, as one whose connection the transport refuses */
-    ucp_ep_h ep = MPIDI_FTDEV_AV(&MPIDIU_get_av(0, to)).ep;
+    ucp_ep_h ep = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(to)).ep;
     if (ep == NULL) {
         r = UCS_STATUS_PTR(UCS_ERR_UNREACHABLE);
     } else {
@@ -182,13 +182,21 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     if (length < sizeof(msg))
         return bad_message(-1, "truncated control message");
     memcpy(&msg, data, sizeof(msg));
-    if (msg.from < 0 || msg.from >= MPIDI_FTDEV_global.num_pids)
-        return bad_message(msg.from, "control message from no process of the job");
+    /* the sender names itself by its tag pid */
+    int from = MPIDI_FTDEV_pid_of_tag_pid(msg.from);
+    if (from < 0)
+        return bad_message(msg.from, "control message from no process known here");
+    msg.from = from;
     if (header_length != sizeof(hops))
         return bad_message(msg.from, "control message without its round count");
     memcpy(&hops, header, sizeof(hops));
     if (msg.type >= NUM_TYPES || owner[msg.type].handler == NULL)
         return bad_message(msg.from, "control message of an unknown type");
+    /* another world's pids mean nothing here: only the messages that name
+     * no pid cross worlds */
+    if (from >= MPIDI_FTDEV_global.num_pids && msg.type != MPIDI_FTDEV_CTRL_FINALIZING &&
+        msg.type != MPIDI_FTDEV_CTRL_CHANNEL && msg.type != MPIDI_FTDEV_CTRL_REVOKE)
+        return bad_message(msg.from, "control message about its own world's processes");
     MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, hops);
     /* UCX gives no alignment: the owner gets an aligned copy */
     size_t len = length - sizeof(msg);

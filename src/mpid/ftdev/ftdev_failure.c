@@ -172,8 +172,9 @@ static int on_revoked_comm(MPIR_Request * req, int dead_pid)
  * err (or, when err is MPI_SUCCESS, the failure of dead_pid). */
 static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid, int err)
 {
-    for (int pid = 0; pid <= MPIDI_FTDEV_global.num_pids; pid++) {
-        MPIR_Request **list = pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_peer_list(pid) :
+    int n = MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign;
+    for (int pid = 0; pid <= n; pid++) {
+        MPIR_Request **list = pid < n ? MPIDI_FTDEV_peer_list(pid) :
             &MPIDI_FTDEV_global.wildcard_reqs;
         MPIR_Request *req = *list, *next;
         for (; req; req = next) {
@@ -221,7 +222,7 @@ static void force_close(ucp_ep_h ep)
  * whole node was killed). Such closes wait for the next progress call. */
 static void close_ep(int pid)
 {
-    MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
+    MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid));
     ucp_ep_h ep = addr->ep;
     if (ep == NULL)
         return;
@@ -292,12 +293,37 @@ void MPIDI_FTDEV_record_failure(int pid, const char *how)
         MPIDI_FTDEV_global.events.failed(pid, how);
 }
 
+/* A process of another world: its world's own failure handling is its
+ * world's; here its communication ends with the failure error, and one
+ * that said it was finalizing has simply left. */
+static void foreign_failed(int pid, const char *how)
+{
+    if (MPIDI_FTDEV_global.finalizing || MPIDI_FTDEV_global.peer_finalizing[pid]) {
+        MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_GONE);
+        close_ep(pid);
+        return;
+    }
+    MPID_FT_TRACE("failure: process %d of another world (tag pid %d; %s)", pid,
+                  MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid, how);
+    MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
+    MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_global.progress_checks = 1;
+    fail_tracked(ends_now, pid, MPIDI_FTDEV_foreign_failure_error());
+    MPIDI_FTDEV_wake_waits();
+    close_ep(pid);
+}
+
 void MPIDI_FTDEV_peer_failed(int pid, const char *how)
 {
-    if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids || pid == MPIDI_FTDEV_global.my_pid ||
+    if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign ||
+        pid == MPIDI_FTDEV_global.my_pid ||
         MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
         return;
     MPIDI_FTDEV_global.failures_learned++;
+    if (pid >= MPIDI_FTDEV_global.num_pids) {
+        foreign_failed(pid, how);
+        return;
+    }
 
     /* While this process finalizes, peers leave as they finish: whether
      * one left or died, there is nothing more to wait for from it. */
@@ -386,6 +412,12 @@ int MPIDI_FTDEV_revoked_error(void)
                                 MPIX_ERR_REVOKED, "**revoked", 0);
 }
 
+int MPIDI_FTDEV_foreign_failure_error(void)
+{
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPIX_ERR_PROC_FAILED, "**proc_failed", 0);
+}
+
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide)
 {
     if (MPIDI_FTDEV_halted())
@@ -395,9 +427,15 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
     if (av) {
         switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
             case MPIDI_FTDEV_PEER_FAILED:
-                return MPIDI_FTDEV_failure_error(MPIDI_FTDEV_AV(av).pid);
+                return MPIDI_FTDEV_AV(av).pid < MPIDI_FTDEV_global.num_pids ?
+                    MPIDI_FTDEV_failure_error(MPIDI_FTDEV_AV(av).pid) :
+                    MPIDI_FTDEV_foreign_failure_error();
             case MPIDI_FTDEV_PEER_BLANK:
                 return MPIDI_FTDEV_BLANK_PEER;
+            case MPIDI_FTDEV_PEER_GONE:
+                /* a process of another world that finalized */
+                if (MPIDI_FTDEV_AV(av).ep == NULL)
+                    return MPIDI_FTDEV_foreign_failure_error();
         }
     }
     /* IGNORE mode keeps a communicator with a dead member usable for

@@ -29,6 +29,9 @@ void MPIDI_FTDEV_observe_failures(MPIDI_FTDEV_failure_observer_t observer);
 int MPIDI_FTDEV_close_deferred_eps(void);
 /* The error of an operation on a revoked communicator. */
 int MPIDI_FTDEV_revoked_error(void);
+/* The error of an operation with a failed process of another world
+ * (MPIX_ERR_PROC_FAILED: not this world's failure, which the layers name) */
+int MPIDI_FTDEV_foreign_failure_error(void);
 /* Before a failure learned from outside UCX: what already arrived is
  * taken first (a message or acknowledgement the dead process sent before
  * it died must not be lost to a notice that overtook it). */

@@ -64,7 +64,7 @@ MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_mask(int context_id, int tag,
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_tag(int context_id, int tag, int source,
                                                        MPIDI_av_entry_t * av)
 {
-    int pid = (source == MPI_ANY_SOURCE) ? 0 : MPIDI_FTDEV_AV(av).pid;
+    int pid = (source == MPI_ANY_SOURCE) ? 0 : MPIDI_FTDEV_AV(av).tag_pid;
     return MPIDI_FTDEV_make_tag(context_id, pid, (tag == MPI_ANY_TAG) ? 0 : tag);
 }
 
@@ -73,9 +73,37 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_tag_of(uint64_t ucp_tag)
     return (int) (ucp_tag & MPIDI_FTDEV_global.tag_mask);
 }
 
+/* The pid of a tag pid: a process of this world, of another world known
+ * here, or -1. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_pid_of_tag_pid(int tag_pid)
+{
+    int pid = tag_pid - MPIDI_FTDEV_global.world_base;
+    if (likely((unsigned) pid < (unsigned) MPIDI_FTDEV_global.num_pids))
+        return pid;
+    if ((unsigned) tag_pid < (unsigned) MPIDI_FTDEV_global.pid_capacity)
+        return MPIDI_FTDEV_global.pid_of_foreign_tag_pid[tag_pid];
+    return -1;
+}
+
+/* The sender's pid */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_pid_of(uint64_t ucp_tag)
 {
-    return (int) ((ucp_tag & MPIDI_FTDEV_global.pid_mask) >> MPIDI_FTDEV_global.tag_bits);
+    return MPIDI_FTDEV_pid_of_tag_pid((int) ((ucp_tag & MPIDI_FTDEV_global.pid_mask) >>
+                                             MPIDI_FTDEV_global.tag_bits));
+}
+
+/* The address entry of a pid */
+MPL_STATIC_INLINE_PREFIX MPIDI_av_entry_t *MPIDI_FTDEV_peer_av(int pid)
+{
+    return pid < MPIDI_FTDEV_global.num_pids ? &MPIDIU_get_av(0, pid) :
+        MPIDI_FTDEV_global.foreign_av[pid];
+}
+
+/* The (tag, mask) of every message pid sent */
+MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_sender_pattern(int pid)
+{
+    return (uint64_t) MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid <<
+        MPIDI_FTDEV_global.tag_bits;
 }
 
 /* ---- process id -> rank in a communicator (its remote group for an
@@ -230,5 +258,9 @@ ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header
 /* Reads FTMPI_TEST_POINT (ftdev_test_point.c): an error when it is
  * malformed, or set in a build without test points. */
 int MPIDI_FTDEV_test_points_init(void);
+
+/* A spawned world's base and tag layout, from its parent's port
+ * (ftdev_spawn.c) */
+int MPIDI_FTDEV_spawned_world_layout(int num_pids, int *base, int *bits);
 
 #endif /* FTDEV_IMPL_H_INCLUDED */

@@ -9,6 +9,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_spawn.h"
 #include "ftdev_counters.h"
 #include "mpidu_bc.h"
 #include "mpidu_init_shm.h"
@@ -104,6 +105,9 @@ typedef struct {
     int32_t settings_valid;
     int32_t modes[MPID_FT_MODES_WORDS];
     MPIDI_FTDEV_hb_contact_t heartbeat;
+    uint64_t world_id;          /* rank 0's is the world's */
+    uint32_t address_len;       /* the worker address follows */
+    uint32_t net_address_len;   /* then its network part (ftdev_spawn.h) */
 } business_card_t;
 
 /* A bad setting is refused like a bad mode, in one line. */
@@ -138,15 +142,32 @@ static void ucp_request_init_cb(void *request)
 }
 
 /* Every process of a job, replacements included (they know the job's
- * size before this), derives the same layout from the same size. */
-static void set_tag_layout(int num_pids)
+ * size before this), derives the same layout from the same size; a
+ * spawned world takes its parent's, and tag pids from the first its parent
+ * knew unused (ftdev_spawn.c). */
+static int set_tag_layout(int num_pids)
 {
+    int mpi_errno = MPI_SUCCESS;
     int pid_bits = MPIDI_FTDEV_MIN_PID_BITS;
     while ((1 << pid_bits) < num_pids)
         pid_bits++;
+    MPIDI_FTDEV_global.world_base = 0;
+    if (MPIR_Process.has_parent && !MPIDI_FTDEV_global.is_replacement) {
+        mpi_errno = MPIDI_FTDEV_spawned_world_layout(num_pids, &MPIDI_FTDEV_global.world_base,
+                                                     &pid_bits);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    MPIDI_FTDEV_global.pid_capacity = 1 << pid_bits;
+    MPIDI_FTDEV_global.my_tag_pid = MPIDI_FTDEV_global.world_base + MPIDI_FTDEV_global.my_pid;
+    MPIDI_FTDEV_global.tag_pid_next = MPIDI_FTDEV_global.world_base + num_pids;
     MPIDI_FTDEV_global.tag_bits = MPIDI_FTDEV_PID_AND_TAG_BITS - pid_bits;
     MPIDI_FTDEV_global.tag_mask = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_global.tag_bits, 0);
     MPIDI_FTDEV_global.pid_mask = MPIDI_FTDEV_FIELD_MASK(pid_bits, MPIDI_FTDEV_global.tag_bits);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 int MPIDI_FTDEV_init_local(int *tag_bits)
@@ -184,31 +205,41 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
 
     MPIDI_FTDEV_global.my_pid = MPIR_Process.rank;
     MPIDI_FTDEV_global.num_pids = MPIR_Process.size;
-    set_tag_layout(MPIR_Process.size);
+    mpi_errno = set_tag_layout(MPIR_Process.size);
+    MPIR_ERR_CHECK(mpi_errno);
+    int capacity = MPIDI_FTDEV_global.pid_capacity;
     MPIDI_FTDEV_global.epoch = 0;
     MPIDI_FTDEV_global.epoch_bits = 0;
     MPIDI_FTDEV_global.unmatched_bits =
         MPIDI_FTDEV_global.policy.keeps_messages ? MPIDI_FTDEV_EPOCH_MASK : 0;
     MPIDI_FTDEV_global.coll_divert = MPIDI_FTDEV_global.policy.atomic_collectives;
-    MPIDI_FTDEV_global.peer_reqs = MPL_calloc(MPIR_Process.size, sizeof(MPIR_Request *),
-                                              MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_global.peer_reqs == NULL, mpi_errno, MPI_ERR_OTHER,
-                        "**nomem");
+    /* per pid: this world's processes, then other worlds' */
+    MPIDI_FTDEV_global.peer_reqs = MPL_calloc(capacity, sizeof(MPIR_Request *), MPL_MEM_OTHER);
     MPIDI_FTDEV_global.wildcard_reqs = NULL;
-    MPIDI_FTDEV_global.peer_state = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.peer_finalizing = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.peer_address = MPL_calloc(MPIR_Process.size, sizeof(void *),
-                                                 MPL_MEM_ADDRESS);
-    MPIDI_FTDEV_global.peer_address_len = MPL_calloc(MPIR_Process.size, sizeof(size_t),
-                                                     MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.peer_state = MPL_calloc(capacity, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peer_finalizing = MPL_calloc(capacity, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peer_address = MPL_calloc(capacity, sizeof(void *), MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.peer_address_len = MPL_calloc(capacity, sizeof(size_t), MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.foreign_av = MPL_calloc(capacity, sizeof(MPIDI_av_entry_t *),
+                                               MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.foreign_world_id = MPL_calloc(capacity, sizeof(uint64_t), MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.pid_of_foreign_tag_pid = MPL_malloc(capacity * sizeof(int),
+                                                           MPL_MEM_ADDRESS);
+    /* per pid of this world */
     MPIDI_FTDEV_global.replaced = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
     MPIDI_FTDEV_global.failure_log = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
     MPIDI_FTDEV_global.peer_hb = MPL_calloc(MPIR_Process.size, sizeof(MPIDI_FTDEV_hb_contact_t),
                                             MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_state || !MPIDI_FTDEV_global.peer_finalizing ||
-                        !MPIDI_FTDEV_global.peer_address ||
-                        !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.replaced ||
-                        !MPIDI_FTDEV_global.peer_hb || !MPIDI_FTDEV_global.failure_log, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_reqs || !MPIDI_FTDEV_global.peer_state ||
+                        !MPIDI_FTDEV_global.peer_finalizing || !MPIDI_FTDEV_global.peer_address ||
+                        !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.foreign_av ||
+                        !MPIDI_FTDEV_global.foreign_world_id ||
+                        !MPIDI_FTDEV_global.pid_of_foreign_tag_pid ||
+                        !MPIDI_FTDEV_global.replaced || !MPIDI_FTDEV_global.peer_hb ||
+                        !MPIDI_FTDEV_global.failure_log, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    for (int i = 0; i < capacity; i++)
+        MPIDI_FTDEV_global.pid_of_foreign_tag_pid[i] = -1;
+    MPIDI_FTDEV_global.num_foreign = 0;
 
     *tag_bits = MPIDI_FTDEV_global.tag_bits;
     /* processes of this node may die: finalize must not wait for them */
@@ -240,6 +271,25 @@ static void check_everyones_modes(void *table, int bc_len)
             MPIDI_FTDEV_exit_at_init(MPIDI_FTDEV_global.my_pid == 0 ? msg : NULL);
         }
     }
+}
+
+/* Different for jobs launched apart, which connect/accept may join (their
+ * tag pids both start from 0) */
+static uint64_t world_id_candidate(void)
+{
+    char host[64] = "";
+    MPL_time_t now;
+    double t;
+    uint64_t id = 1469598103934665603ULL;      /* FNV-1a */
+
+    gethostname(host, sizeof(host) - 1);
+    MPL_wtime(&now);
+    MPL_wtime_todouble(&now, &t);
+    for (const char *c = host; *c; c++)
+        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
+    id = (id ^ (uint64_t) getpid()) * 1099511628211ULL;
+    id = (id ^ (uint64_t) (t * 1e6)) * 1099511628211ULL;
+    return id ? id : 1;
 }
 
 int MPIDI_FTDEV_init_world(void)
@@ -283,8 +333,10 @@ int MPIDI_FTDEV_init_world(void)
                                     &MPIDI_FTDEV_global.address_len);
     MPIDI_FTDEV_CHK_STATUS(status);
 
-    for (int pid = 0; pid < MPIR_Process.size; pid++)
+    for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).pid = pid;
+        MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).tag_pid = MPIDI_FTDEV_global.world_base + pid;
+    }
     mpi_errno = MPIDI_FTDEV_heartbeat_open(&MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank]);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPIDI_FTDEV_global.is_replacement) {
@@ -294,13 +346,21 @@ int MPIDI_FTDEV_init_world(void)
         goto fn_exit;
     }
 
-    size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.address_len;
+    const void *net_address;
+    size_t net_address_len;
+    mpi_errno = MPIDI_FTDEV_open_net_address(&net_address, &net_address_len);
+    MPIR_ERR_CHECK(mpi_errno);
+    size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.address_len + net_address_len;
     business_card_t *card = MPL_malloc(card_len, MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     card->settings_valid = settings_error[0] == 0;
     memcpy(card->modes, MPIDI_FTDEV_global.policy.modes, sizeof(card->modes));
     card->heartbeat = MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank];
+    card->world_id = world_id_candidate();
+    card->address_len = MPIDI_FTDEV_global.address_len;
+    card->net_address_len = net_address_len;
     memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
+    memcpy((char *) (card + 1) + card->address_len, net_address, net_address_len);
     mpi_errno = MPIDU_bc_table_create(MPIR_Process.rank, MPIR_Process.size,
                                       MPIR_Process.node_map, card, (int) card_len, FALSE, FALSE,
                                       &table, &bc_len);
@@ -308,18 +368,24 @@ int MPIDI_FTDEV_init_world(void)
     MPIR_ERR_CHECK(mpi_errno);
 
     check_everyones_modes(table, bc_len);
+    MPIDI_FTDEV_global.world_id = ((business_card_t *) table)->world_id;
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
         business_card_t *peer = (business_card_t *) ((char *) table + pid * bc_len);
+        MPIR_ERR_CHKANDJUMP1(sizeof(business_card_t) + peer->address_len + peer->net_address_len >
+                             (size_t) bc_len, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid",
+                             "**ftdev_upid %s", "a business card's addresses overrun it");
         MPIDI_FTDEV_global.peer_hb[pid] = peer->heartbeat;
         mpi_errno = MPIDI_FTDEV_create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
         MPIR_ERR_CHECK(mpi_errno);
         /* only a rebuild hands addresses on */
         if (MPIDI_FTDEV_global.policy.rebuilds) {
-            mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1,
-                                                 bc_len - sizeof(business_card_t));
+            mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1, peer->address_len);
             MPIR_ERR_CHECK(mpi_errno);
         }
+        mpi_errno = MPIDI_FTDEV_save_net_address(pid, (char *) (peer + 1) + peer->address_len,
+                                                 peer->net_address_len);
+        MPIR_ERR_CHECK(mpi_errno);
     }
     mpi_errno = MPIDU_bc_table_destroy();
     MPIR_ERR_CHECK(mpi_errno);
@@ -380,6 +446,11 @@ static int all_peers_finalizing(void *arg)
         if (notices[pid] && ucp_request_check_status(notices[pid]) == UCS_INPROGRESS)
             return 0;
     }
+    /* of other worlds, only that the notice left */
+    for (int pid = MPIDI_FTDEV_global.num_pids;
+         pid < MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign; pid++)
+        if (notices[pid] && ucp_request_check_status(notices[pid]) == UCS_INPROGRESS)
+            return 0;
     return 1;
 }
 
@@ -394,8 +465,8 @@ static void close_all_eps(ucs_status_ptr_t * closing)
         .flags = UCP_EP_CLOSE_FLAG_FORCE,
     };
     int n = 0;
-    for (int pid = 0; pid < MPIR_Process.size; pid++) {
-        MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign; pid++) {
+        MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid));
         if (addr->ep == NULL)
             continue;
         ucs_status_ptr_t r = ucp_ep_close_nbx(addr->ep, &param);
@@ -427,17 +498,20 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     if (MPIDI_FTDEV_global.worker == NULL)
         goto release;
 
-    pending = MPL_calloc(MPIR_Process.size, sizeof(*pending), MPL_MEM_OTHER);
+    int num_known = MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign;
+    pending = MPL_calloc(num_known, sizeof(*pending), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(pending == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIDI_FTDEV_counters_trace();
     MPIDI_FTDEV_global.finalizing = 1;
-    for (int pid = 0; pid < MPIR_Process.size; pid++)
+    /* processes of other worlds are told too: this one's leaving is no
+     * failure to them */
+    for (int pid = 0; pid < num_known; pid++)
         if (pid != MPIDI_FTDEV_global.my_pid &&
             MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
             MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.my_pid,
                                   NULL, 0, &pending[pid]);
     mpi_errno = MPID_FT_wait(all_peers_finalizing, pending, "every peer in MPI_Finalize");
-    for (int pid = 0; pid < MPIR_Process.size; pid++)
+    for (int pid = 0; pid < num_known; pid++)
         if (pending[pid])
             ucp_request_release(pending[pid]);
     MPIR_ERR_CHECK(mpi_errno);
@@ -471,8 +545,19 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPL_free(MPIDI_FTDEV_global.peer_state);
     MPL_free(MPIDI_FTDEV_global.failure_log);
     MPL_free(MPIDI_FTDEV_global.peer_finalizing);
-    for (int pid = 0; MPIDI_FTDEV_global.peer_address && pid < MPIR_Process.size; pid++)
+    for (int pid = 0; MPIDI_FTDEV_global.peer_address && pid < MPIDI_FTDEV_global.pid_capacity;
+         pid++)
         MPL_free(MPIDI_FTDEV_global.peer_address[pid]);
+    for (int pid = MPIDI_FTDEV_global.num_pids;
+         MPIDI_FTDEV_global.foreign_av && pid < MPIDI_FTDEV_global.pid_capacity; pid++)
+        MPL_free(MPIDI_FTDEV_global.foreign_av[pid]);
+    MPIDI_FTDEV_close_net_addresses();
+    MPL_free(MPIDI_FTDEV_global.foreign_av);
+    MPL_free(MPIDI_FTDEV_global.foreign_world_id);
+    MPIDI_FTDEV_global.foreign_world_id = NULL;
+    MPL_free(MPIDI_FTDEV_global.pid_of_foreign_tag_pid);
+    MPIDI_FTDEV_global.foreign_av = NULL;
+    MPIDI_FTDEV_global.pid_of_foreign_tag_pid = NULL;
     MPL_free(MPIDI_FTDEV_global.peer_address);
     MPL_free(MPIDI_FTDEV_global.peer_address_len);
     MPL_free(MPIDI_FTDEV_global.replaced);

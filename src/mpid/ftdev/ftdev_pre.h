@@ -49,11 +49,15 @@ typedef struct {
     int has_ucp_datatype;
 } MPIDI_FTDEV_dt_t;
 
-/* Address table entry: one per process of an address table. pid is the
- * process id carried in the tag (the original MPI_COMM_WORLD rank). */
+/* Address table entry: one per process of an address table. pid indexes
+ * this process's per-process tables (the MPI_COMM_WORLD rank for a process
+ * of its own world); tag_pid is the id the process's messages carry, unique
+ * among the worlds that spawn or connect (the world's first id plus the
+ * rank). */
 typedef struct {
     ucp_ep_h ep;
     int pid;
+    int tag_pid;
 } MPIDI_FTDEV_addr_t;
 
 /* Translation of a sender's process id back to its rank in a communicator.

@@ -198,7 +198,7 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
             MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_BLANK);
             MPIDI_FTDEV_global.coll_divert = 1;
         }
-        mpi_errno = MPIDI_FTDEV_drain((uint64_t) pid << MPIDI_FTDEV_global.tag_bits,
+        mpi_errno = MPIDI_FTDEV_drain(MPIDI_FTDEV_sender_pattern(pid),
                                       MPIDI_FTDEV_global.pid_mask);
         MPIR_ERR_CHECK(mpi_errno);
     }

@@ -52,7 +52,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
                              MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND));
 
     uint64_t ucp_tag = MPIDI_FTDEV_make_tag(comm->context_id + context_offset,
-                                            MPIDI_FTDEV_global.my_pid, tag);
+                                            MPIDI_FTDEV_global.my_tag_pid, tag);
     MPIDI_FTDEV_describe_buffer(buf, count, datatype, &param, &ucp_buf, &ucp_count);
 
     ucp_ep_h ep = MPIDI_FTDEV_AV(addr).ep;

@@ -143,7 +143,11 @@ void MPID_FT_trace(const char *fmt, ...)
     if (!MPIR_CVAR_FTMPI_TRACE)
         return;
     gettimeofday(&now, NULL);
-    fprintf(stderr, "[ftmpi %d %03ld.%06ld] %s\n", MPIR_Process.rank, (long) (now.tv_sec % 1000),
-            (long) now.tv_usec, line);
+    /* a spawned world's processes say which world: its first tag pid */
+    char world[16] = "";
+    if (MPIDI_FTDEV_global.world_base)
+        snprintf(world, sizeof(world), "@%d", MPIDI_FTDEV_global.world_base);
+    fprintf(stderr, "[ftmpi %d%s %03ld.%06ld] %s\n", MPIR_Process.rank, world,
+            (long) (now.tv_sec % 1000), (long) now.tv_usec, line);
     fflush(stderr);
 }

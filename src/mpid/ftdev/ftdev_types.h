@@ -77,7 +77,20 @@ typedef struct {
     size_t address_len;
 
     int my_pid;
-    int num_pids;
+    int num_pids;               /* this world's processes: pids 0 .. num_pids - 1 */
+    /* Processes of other worlds (spawned, or met through connect/accept)
+     * take pids num_pids .. num_pids + num_foreign - 1, at most
+     * pid_capacity - num_pids of them (ftdev_spawn.c). */
+    int num_foreign;
+    int pid_capacity;           /* 2^P: every per-process table's length */
+    int world_base;             /* tag pid of this world's rank 0 */
+    int my_tag_pid;
+    int tag_pid_next;           /* the lowest tag pid no world known here uses */
+    int *pid_of_foreign_tag_pid;        /* per tag pid: the pid of a process of
+                                         * another world, -1: none */
+    MPIDI_av_entry_t **foreign_av;      /* per pid from num_pids on */
+    uint64_t *foreign_world_id; /* per pid from num_pids on: its world's world_id */
+    uint64_t world_id;          /* names this world among those launched apart; 0: unknown */
     int tag_bits;               /* T of the tag layout: the process id starts there */
     uint64_t tag_mask;
     uint64_t pid_mask;

@@ -1,0 +1,22 @@
+/*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
+ * FT-MPICH: ch4 netmod "ftdev".
+ *
+ * The addresses processes of other worlds reach a process by
+ * (ftdev_spawn.c): the network transports' part of its worker address.
+ * Endpoints between two worlds are made from these on both sides; UCX
+ * cannot join two endpoints of one pair of workers made from different
+ * parts of an address.
+ */
+
+#ifndef FTDEV_SPAWN_H_INCLUDED
+#define FTDEV_SPAWN_H_INCLUDED
+
+/* This process's, made once */
+int MPIDI_FTDEV_open_net_address(const void **address, size_t * len);
+/* Another process's, kept by pid */
+int MPIDI_FTDEV_save_net_address(int pid, const void *address, size_t len);
+void MPIDI_FTDEV_close_net_addresses(void);
+
+#endif /* FTDEV_SPAWN_H_INCLUDED */
