@@ -3,7 +3,7 @@
  *
  *   dynamic basic
  *   dynamic childdies kill|exit
- *   FTMPI_RECOVERY_MODE=ulfm dynamic respawn kill|exit
+ *   FTMPI_RECOVERY_MODE=ulfm dynamic respawn kill|exit [samenode]
  *   dynamic badcommand
  *
  * basic: the job spawns 2 children (MPI_Comm_spawn) and talks to them over
@@ -20,7 +20,10 @@
  * respawn (ULFM): the last rank dies; the survivors revoke, shrink, spawn
  * one process from the shrunk communicator and merge it in, so that the
  * job is whole again: the new communicator has the old size, and a ring
- * and an allreduce over it work.
+ * and an allreduce over it work. With a third argument "samenode" the
+ * spawn asks for the node the dead process ran on (info "host"), and the
+ * replacement checks it runs there (scripts/respawn_on_node.sh, over
+ * simulated nodes).
  * badcommand: spawning a program that does not exist fails with an error
  * (in the return code or the error codes), and the job goes on (DYN_BADCMD
  * names another program to spawn instead). */
@@ -227,15 +230,27 @@ static void ring_and_sum(MPI_Comm comm, int expected_size)
     CHECK(sum == n * (n - 1) / 2, "allreduce %d", sum);
 }
 
-static void parent_respawn(int rank, int size, const char *how)
+static void parent_respawn(int rank, int size, const char *how, int same_node)
 {
     MPI_Comm shrunk, inter, whole;
-    int errcodes[1];
+    int errcodes[1], len;
+    char *hosts = calloc(size, MPI_MAX_PROCESSOR_NAME);
+    char mine[MPI_MAX_PROCESSOR_NAME] = "";
+    MPI_Info info = MPI_INFO_NULL;
 
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    /* where each process runs, for a replacement on the node of the dead */
+    MPI_Get_processor_name(mine, &len);
+    CHECK_MPI(MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts,
+                            MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD));
+    const char *dead_host = hosts + (size - 1) * MPI_MAX_PROCESSOR_NAME;
+    if (same_node) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "host", dead_host);
+    }
+    /* everyone is here; a barrier the victim left early may see its death */
+    int rc = MPI_Barrier(MPI_COMM_WORLD);
     if (rank == size - 1)
         ft_die(how);
-    int rc = MPI_Barrier(MPI_COMM_WORLD);
     while (rc == MPI_SUCCESS)
         rc = MPI_Barrier(MPI_COMM_WORLD);
     CHECK(ft_class(rc) == MPIX_ERR_PROC_FAILED || ft_class(rc) == MPIX_ERR_REVOKED,
@@ -247,10 +262,16 @@ static void parent_respawn(int rank, int size, const char *how)
     CHECK(n == size - 1, "shrunk to %d", n);
 
     char *child_argv[] = { "child", "respawn", (char *) how, NULL };
-    CHECK_MPI(MPI_Comm_spawn(self, child_argv, size - n, MPI_INFO_NULL, 0, shrunk, &inter,
-                             errcodes));
+    CHECK_MPI(MPI_Comm_spawn(self, child_argv, size - n, info, 0, shrunk, &inter, errcodes));
     CHECK_MPI(MPI_Intercomm_merge(inter, 0, &whole));
+    /* the replacement checks where it runs */
+    if (rank == 0)
+        CHECK_MPI(MPI_Send(same_node ? dead_host : "", MPI_MAX_PROCESSOR_NAME, MPI_CHAR, size - 1,
+                           13, whole));
     ring_and_sum(whole, size);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    free(hosts);
     CHECK_MPI(MPI_Comm_free(&whole));
     CHECK_MPI(MPI_Comm_free(&inter));
     CHECK_MPI(MPI_Comm_free(&shrunk));
@@ -262,6 +283,15 @@ static void child_respawn(MPI_Comm parent, int size)
     int psize;
     MPI_Comm_remote_size(parent, &psize);
     CHECK_MPI(MPI_Intercomm_merge(parent, 1, &whole));
+    char wanted[MPI_MAX_PROCESSOR_NAME] = "", mine[MPI_MAX_PROCESSOR_NAME] = "";
+    int len;
+    CHECK_MPI(MPI_Recv(wanted, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, 13, whole,
+                       MPI_STATUS_IGNORE));
+    MPI_Get_processor_name(mine, &len);
+    CHECK(!wanted[0] || !strcmp(wanted, mine), "runs on %s, not on %s where the dead one ran",
+          mine, wanted);
+    if (wanted[0])
+        printf("replacement runs on %s, the node of the dead process\n", mine);
     ring_and_sum(whole, psize + size);
     CHECK_MPI(MPI_Comm_free(&whole));
     CHECK_MPI(MPI_Comm_free(&parent));
@@ -319,7 +349,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "childdies") && argc > 2)
         parent_childdies(rank, argv[2]);
     else if (!strcmp(argv[1], "respawn") && argc > 2)
-        parent_respawn(rank, size, argv[2]);
+        parent_respawn(rank, size, argv[2], argc > 3 && !strcmp(argv[3], "samenode"));
     else if (!strcmp(argv[1], "badcommand"))
         parent_badcommand(rank);
     else
