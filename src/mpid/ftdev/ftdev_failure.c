@@ -168,6 +168,14 @@ static int on_revoked_comm(MPIR_Request * req, int dead_pid)
     return req->comm == revoked_comm || MPIDI_FTDEV_REQ(req).coll_comm == revoked_comm;
 }
 
+/* The error of an operation that involves failed process pid (-1: the
+ * failure under way) */
+static int peer_error(int pid)
+{
+    return pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_failure_error(pid) :
+        MPIDI_FTDEV_foreign_failure_error();
+}
+
 /* Fails every tracked request for which ends(req, dead_pid) holds, with
  * err (or, when err is MPI_SUCCESS, the failure of dead_pid). */
 static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid, int err)
@@ -180,8 +188,7 @@ static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid, int er
         for (; req; req = next) {
             next = MPIDI_FTDEV_REQ(req).next;
             if (ends(req, dead_pid))
-                fail_request(req, err != MPI_SUCCESS ? err : MPIDI_FTDEV_failure_error(dead_pid),
-                             dead_pid);
+                fail_request(req, err != MPI_SUCCESS ? err : peer_error(dead_pid), dead_pid);
         }
     }
 }
@@ -293,26 +300,10 @@ void MPIDI_FTDEV_record_failure(int pid, const char *how)
         MPIDI_FTDEV_global.events.failed(pid, how);
 }
 
-/* A process of another world: its world's own failure handling is its
- * world's; here its communication ends with the failure error, and one
- * that said it was finalizing has simply left. */
-static void foreign_failed(int pid, const char *how)
-{
-    if (MPIDI_FTDEV_global.finalizing || MPIDI_FTDEV_global.peer_finalizing[pid]) {
-        MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_GONE);
-        close_ep(pid);
-        return;
-    }
-    MPID_FT_TRACE("failure: process %d of another world (tag pid %d; %s)", pid,
-                  MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid, how);
-    MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
-    MPIDI_FTDEV_global.num_refusal_causes++;
-    MPIDI_FTDEV_global.progress_checks = 1;
-    fail_tracked(ends_now, pid, MPIDI_FTDEV_foreign_failure_error());
-    MPIDI_FTDEV_wake_waits();
-    close_ep(pid);
-}
-
+/* A process of another world (pid >= num_pids) fails only here: its
+ * communication ends with the failure error, but its world's failure
+ * handling is its world's (no notice, no recovery here); one that said it
+ * was finalizing has simply left. */
 void MPIDI_FTDEV_peer_failed(int pid, const char *how)
 {
     if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign ||
@@ -320,30 +311,35 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
         MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
         return;
     MPIDI_FTDEV_global.failures_learned++;
-    if (pid >= MPIDI_FTDEV_global.num_pids) {
-        foreign_failed(pid, how);
-        return;
-    }
+    int foreign = pid >= MPIDI_FTDEV_global.num_pids;
 
     /* While this process finalizes, peers leave as they finish: whether
      * one left or died, there is nothing more to wait for from it. */
-    if (MPIDI_FTDEV_global.finalizing) {
+    if (MPIDI_FTDEV_global.finalizing || (foreign && MPIDI_FTDEV_global.peer_finalizing[pid])) {
         MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_GONE);
         close_ep(pid);
         return;
     }
 
-    MPID_FT_TRACE("failure: process %d (%s)", pid, how);
-    MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
-    MPIDI_FTDEV_record_failure(pid, how);
+    if (foreign) {
+        MPID_FT_TRACE("failure: process %d of another world (tag pid %d; %s)", pid,
+                      MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid, how);
+        MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
+        MPIDI_FTDEV_global.num_refusal_causes++;
+    } else {
+        MPID_FT_TRACE("failure: process %d (%s)", pid, how);
+        MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
+        MPIDI_FTDEV_record_failure(pid, how);
+        MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid,
+                                    NULL, MPIDI_FTDEV_CTRL_FAILED, pid);
+    }
     MPIDI_FTDEV_global.progress_checks = 1;
-
-    MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, NULL,
-                                MPIDI_FTDEV_CTRL_FAILED, pid);
 
     fail_tracked(ends_now, pid, MPI_SUCCESS);
     MPIDI_FTDEV_wake_waits();
     close_ep(pid);
+    if (foreign)
+        return;
     MPIDI_FTDEV_ctrl_test_deaf_after(pid);
     for (int i = 0; i < num_failure_observers; i++)
         failure_observers[i] (pid);
@@ -427,14 +423,13 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
     if (av) {
         switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
             case MPIDI_FTDEV_PEER_FAILED:
-                return MPIDI_FTDEV_AV(av).pid < MPIDI_FTDEV_global.num_pids ?
-                    MPIDI_FTDEV_failure_error(MPIDI_FTDEV_AV(av).pid) :
-                    MPIDI_FTDEV_foreign_failure_error();
+                return peer_error(MPIDI_FTDEV_AV(av).pid);
             case MPIDI_FTDEV_PEER_BLANK:
                 return MPIDI_FTDEV_BLANK_PEER;
             case MPIDI_FTDEV_PEER_GONE:
-                /* a process of another world that finalized */
-                if (MPIDI_FTDEV_AV(av).ep == NULL)
+                /* a process of another world that finalized: its endpoint
+                 * is closed (ch4's copy of its address entry still names it) */
+                if (MPIDI_FTDEV_AV(av).pid >= MPIDI_FTDEV_global.num_pids)
                     return MPIDI_FTDEV_foreign_failure_error();
         }
     }

@@ -437,20 +437,16 @@ static void register_finalizing_messages(void)
 static int all_peers_finalizing(void *arg)
 {
     ucs_status_ptr_t *notices = arg;
-    for (int pid = 0; pid < MPIR_Process.size; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign; pid++) {
         if (pid == MPIDI_FTDEV_global.my_pid ||
             MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
-        if (!MPIDI_FTDEV_global.peer_finalizing[pid])
+        /* of other worlds' processes, only that the notice left */
+        if (pid < MPIDI_FTDEV_global.num_pids && !MPIDI_FTDEV_global.peer_finalizing[pid])
             return 0;
         if (notices[pid] && ucp_request_check_status(notices[pid]) == UCS_INPROGRESS)
             return 0;
     }
-    /* of other worlds, only that the notice left */
-    for (int pid = MPIDI_FTDEV_global.num_pids;
-         pid < MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign; pid++)
-        if (notices[pid] && ucp_request_check_status(notices[pid]) == UCS_INPROGRESS)
-            return 0;
     return 1;
 }
 

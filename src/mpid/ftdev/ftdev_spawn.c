@@ -418,8 +418,10 @@ int MPIDI_FTDEV_dynamic_send(uint64_t remote_gpid, int tag, const void *buf, int
         .cb.send = dynproc_sent,
         .user_data = &w,
     };
-    MPIDI_av_entry_t *av = &MPIDIU_get_av(MPIDIU_GPID_GET_AVTID(remote_gpid),
-                                          MPIDIU_GPID_GET_LPID(remote_gpid));
+    /* ftdev's own entry of the process: ch4's copy keeps a closed endpoint */
+    int pid = MPIDI_FTDEV_AV(&MPIDIU_get_av(MPIDIU_GPID_GET_AVTID(remote_gpid),
+                                            MPIDIU_GPID_GET_LPID(remote_gpid))).pid;
+    MPIDI_av_entry_t *av = MPIDI_FTDEV_peer_av(pid);
 
     MPIR_ERR_CHKANDJUMP2(MPIDI_FTDEV_AV(av).ep == NULL, mpi_errno, MPI_ERR_PORT,
                          "**ftdev_dynproc", "**ftdev_dynproc %s %s", "connect/accept",
