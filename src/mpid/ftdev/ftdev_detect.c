@@ -13,7 +13,8 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 
-int MPIDI_FTDEV_progress_checks(void)
+/* Sets *settled when nothing is left to check. */
+static int run_checks(int *settled)
 {
     int eps_left = MPIDI_FTDEV_close_deferred_eps();
     MPIDI_FTDEV_echo_progress();
@@ -43,9 +44,21 @@ int MPIDI_FTDEV_progress_checks(void)
     int err = MPIDI_FTDEV_drain_stale(pending, &stale);
     if (err != MPI_SUCCESS)
         return err;
-    if (!pending && !stale && !MPIDI_FTDEV_echo_under_way() && eps_left == 0)
-        MPIDI_FTDEV_global.progress_checks = 0;
+    *settled = !pending && !stale && !MPIDI_FTDEV_echo_under_way() && eps_left == 0;
     return MPI_SUCCESS;
+}
+
+int MPIDI_FTDEV_progress_checks(void)
+{
+    int settled = 0;
+    /* cleared before the checks, never after them: the heartbeat thread
+     * sets it with its news at any moment, and news set between a check
+     * and a clearing after it would wait for a call that never comes */
+    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 0, __ATOMIC_SEQ_CST);
+    int err = run_checks(&settled);
+    if (!settled)
+        MPIDI_FTDEV_global.progress_checks = 1;
+    return err;
 }
 
 int MPID_FT_launcher_list_needed(void)

@@ -459,6 +459,9 @@ void MPIDI_FTDEV_heartbeat_stop(void)
     if (MPIDI_FTDEV_hb.running) {
         MPIDI_FTDEV_hb.running = 0;
         pthread_join(MPIDI_FTDEV_hb.thread, NULL);
+        /* a node the thread declared in its last moments is still given
+         * up by mpiexec, which would otherwise wait for it */
+        MPIDI_FTDEV_hb_tell_launcher_pending();
     }
     MPIDI_FTDEV_watch_close();
     if (MPIDI_FTDEV_hb.sock >= 0)

@@ -69,6 +69,9 @@ int MPIDI_FTDEV_hb_live(int pid);
 /* Marks pid failed for the main thread (why: HB_SUSPECT_*), which handles
  * it at its next progress call. */
 void MPIDI_FTDEV_hb_suspect(int pid, int why);
+/* Tells mpiexec of each process the thread declared failed without seeing
+ * it die, and not told of yet (main thread only: a PMI round trip). */
+void MPIDI_FTDEV_hb_tell_launcher_pending(void);
 
 /* ftdev_node_watch.c: this node's view of its processes. */
 int MPIDI_FTDEV_on_my_node(int pid);

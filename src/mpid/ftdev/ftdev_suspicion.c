@@ -62,6 +62,13 @@ static void tell_launcher(int pid)
         MPID_FT_TRACE("heartbeat: the launcher was not told of process %d", pid);
 }
 
+void MPIDI_FTDEV_hb_tell_launcher_pending(void)
+{
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
+        if (__atomic_exchange_n(&MPIDI_FTDEV_hb.tell_launcher[pid], 0, __ATOMIC_ACQ_REL))
+            tell_launcher(pid);
+}
+
 /* The main thread's part, from progress: failures the thread noticed. */
 void MPIDI_FTDEV_heartbeat_failures(void)
 {
@@ -73,10 +80,9 @@ void MPIDI_FTDEV_heartbeat_failures(void)
         !__atomic_load_n(&MPIDI_FTDEV_hb.news, __ATOMIC_RELAXED) ||
         !__atomic_exchange_n(&MPIDI_FTDEV_hb.news, 0, __ATOMIC_ACQ_REL))
         return;
+    /* even of those whose failure another survivor's notice told first */
+    MPIDI_FTDEV_hb_tell_launcher_pending();
     for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
-        /* even when another survivor's notice came first */
-        if (__atomic_exchange_n(&MPIDI_FTDEV_hb.tell_launcher[pid], 0, __ATOMIC_ACQ_REL))
-            tell_launcher(pid);
         int why = __atomic_load_n(&MPIDI_FTDEV_hb.suspected[pid], __ATOMIC_ACQUIRE);
         if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;

@@ -16,6 +16,8 @@
 # Modes: SHRINK, BLANK, REBUILD (whose replacements must run on the nodes
 # left), ULFM. Exits 77 where namespaces cannot be
 # made (not root, no iproute2, a container without the privilege).
+# NODE_LOSS_CASES=REGEX runs only the cases whose label matches it;
+# NODE_LOSS_KEEP=DIR keeps the whole output of each failed case there.
 set -u
 . "$(dirname "$0")/common.bash"
 cluster=$src/../cluster/cluster.sh
@@ -23,7 +25,8 @@ export FTMPI_CLUSTER=ft$$
 why=$("$cluster" check 2>&1) || { echo "cannot make the simulated nodes: $why"; exit 77; }
 "$prefix/bin/mpicc" -O2 -o "$bin/soak_workload" "$src/../soak/soak_workload.c" || exit 1
 fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+failed_cases=
+bad() { echo "FAIL: $*"; fail=1; failed_cases+="${failed_cases:+; }${1%%:*}"; }
 trap '"$cluster" down' EXIT
 "$cluster" up 3 >/dev/null || { echo "FAIL: the cluster did not come up"; exit 1; }
 hosts=$("$cluster" hosts)
@@ -35,6 +38,7 @@ hosts=$("$cluster" hosts)
 node_lose() {
     local how=$1 victim=$2 label=$3 want=$4 want_rc=$5 rundir out rc n lost given_up
     shift 5
+    [[ $label =~ ${NODE_LOSS_CASES:-.} ]] || return 0
     rundir=$(mktemp -d "$bin/node_loss.XXXXXX")
     out=$rundir/out
     env "$@" FTMPI_TEST_JOB_TAG=node-loss-$$ timeout -k 5 120 "$cluster" run \
@@ -103,6 +107,7 @@ node_lose() {
        grep -qE "WRONG|Backtrace|INTERNAL ERROR" "$out"; then
         bad "$label: status $rc, $n of $want survivors reported, $lost 'lost the proxy' lines, $given_up 'giving up its proxy' lines, $misplaced replacements on the lost node:"
         grep -avE "^\s*$|^ *[0-9]+ +/" "$out" | tail -n 25
+        [ -z "${NODE_LOSS_KEEP:-}" ] || cp "$out" "$NODE_LOSS_KEEP/${label//[^A-Za-z0-9]/_}.$$.out"
     else
         echo "$label: ok ($n survivors${placed:+, replacements on $placed}; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out" |
             paste -sd ';'))"
@@ -145,4 +150,6 @@ node_lose freeze 2 "node 2 frozen, BLANK" 4 0 FTMPI_COMM_MODE=blank
 node_lose cut 3 "node 3 cut off, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 node_lose freeze 3 "node 3 frozen, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
 
+# the runner shows the last lines only: name what failed there
+[ -z "$failed_cases" ] || echo "failed cases: $failed_cases"
 exit $fail
