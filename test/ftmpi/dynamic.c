@@ -4,7 +4,7 @@
  *   dynamic basic
  *   dynamic childdies kill|exit
  *   FTMPI_RECOVERY_MODE=ulfm dynamic respawn kill|exit [samenode]
- *   dynamic badcommand
+ *   dynamic badcommand missing|false|initdeath
  *
  * basic: the job spawns 2 children (MPI_Comm_spawn) and talks to them over
  * the intercommunicator both ways; merges it (MPI_Intercomm_merge: the
@@ -24,9 +24,12 @@
  * spawn asks for the node the dead process ran on (info "host"), and the
  * replacement checks it runs there (scripts/respawn_on_node.sh, over
  * simulated nodes).
- * badcommand: spawning a program that does not exist fails with an error
- * (in the return code or the error codes), and the job goes on (DYN_BADCMD
- * names another program to spawn instead). */
+ * badcommand: a spawn whose processes cannot start fails with an error (in
+ * the return code or the error codes) long before the connect timeout, and
+ * the job goes on: the program does not exist (missing), it exits at once
+ * (false: /bin/false), or child 1 is killed inside MPI_Init, past the
+ * launcher's first barrier, while child 0 goes on into the node's
+ * shared-memory ones (initdeath: test point "init"). */
 #include "ftmpi_test.h"
 #include <mpi-ext.h>
 
@@ -297,24 +300,33 @@ static void child_respawn(MPI_Comm parent, int size)
     CHECK_MPI(MPI_Comm_free(&parent));
 }
 
-/* ---- a program that does not exist --------------------------------------------------- */
+/* ---- processes that cannot start ------------------------------------------------------ */
 
-static void parent_badcommand(int rank)
+static void parent_badcommand(int rank, const char *how)
 {
     MPI_Comm inter = MPI_COMM_NULL;
     int errcodes[2] = { MPI_SUCCESS, MPI_SUCCESS };
-    char *child_argv[] = { NULL };
+    char *no_argv[] = { NULL }, *initdeath_argv[] = { "child", "initdeath", NULL };
+    const char *command = self;
+    char **child_argv = initdeath_argv;
 
-    int rc = MPI_Comm_spawn(getenv("DYN_BADCMD") ? getenv("DYN_BADCMD") : "./no-such-program-here", child_argv, 2, MPI_INFO_NULL, 0,
-                            MPI_COMM_WORLD, &inter, errcodes);
+    if (!strcmp(how, "missing"))
+        command = "./no-such-program-here", child_argv = no_argv;
+    else if (!strcmp(how, "false"))
+        command = "/bin/false", child_argv = no_argv;
+    else
+        CHECK(!strcmp(how, "initdeath"), "unknown way to fail %s", how);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    double start = MPI_Wtime();
+    int rc = MPI_Comm_spawn(command, child_argv, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                            errcodes);
     CHECK(rc != MPI_SUCCESS || errcodes[0] != MPI_SUCCESS || errcodes[1] != MPI_SUCCESS,
-          "spawning a missing program succeeded");
-    if (rc != MPI_SUCCESS) {
+          "a spawn whose processes cannot start (%s) succeeded", how);
+    if (rc != MPI_SUCCESS && rank == 0) {
         char s[MPI_MAX_ERROR_STRING];
         int len;
         MPI_Error_string(rc, s, &len);
-        if (rank == 0)
-            printf("spawn of a missing program: %s\n", s);
+        printf("spawn (%s) failed after %.1f s: %s\n", how, MPI_Wtime() - start, s);
     }
     if (inter != MPI_COMM_NULL)
         MPI_Comm_free(&inter);
@@ -328,7 +340,10 @@ int main(int argc, char **argv)
     MPI_Comm parent;
 
     self = argv[0];
-    ft_init(&argc, &argv, 1, "basic|childdies HOW|respawn HOW|badcommand", &rank, &size);
+    /* a child of "badcommand initdeath": child 1 dies inside MPI_Init */
+    if (argc > 2 && !strcmp(argv[1], "child") && !strcmp(argv[2], "initdeath"))
+        setenv("FTMPI_TEST_POINT", "1:init", 1);
+    ft_init(&argc, &argv, 1, "basic|childdies HOW|respawn HOW|badcommand HOW", &rank, &size);
     MPI_Comm_get_parent(&parent);
     if (parent != MPI_COMM_NULL) {
         const char *what = argc > 2 ? argv[2] : "";
@@ -350,8 +365,8 @@ int main(int argc, char **argv)
         parent_childdies(rank, argv[2]);
     else if (!strcmp(argv[1], "respawn") && argc > 2)
         parent_respawn(rank, size, argv[2], argc > 3 && !strcmp(argv[3], "samenode"));
-    else if (!strcmp(argv[1], "badcommand"))
-        parent_badcommand(rank);
+    else if (!strcmp(argv[1], "badcommand") && argc > 2)
+        parent_badcommand(rank, argv[2]);
     else
         CHECK(0, "unknown test %s", argv[1]);
     return ft_report();

@@ -373,8 +373,9 @@ static void dynproc_received(void *request, ucs_status_t status, const ucp_tag_r
     dynproc_sent(request, status, user_data);
 }
 
-/* Until the transfer ends, or timeout seconds (0: no limit) have passed;
- * then it is cancelled. */
+/* Until the transfer ends, timeout seconds (0: no limit) have passed, or
+ * the launcher says that the children a spawn waits for have ended; then
+ * it is cancelled. */
 static int dynproc_wait(ucs_status_ptr_t r, dynproc_wait_t * w, int timeout, const char *what)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -385,17 +386,20 @@ static int dynproc_wait(ucs_status_ptr_t r, dynproc_wait_t * w, int timeout, con
     if (r == NULL)
         goto fn_exit;
     MPL_wtime(&start);
-    while (!w->done && (timeout == 0 || waited < timeout)) {
+    int children_ended = 0;
+    while (!w->done && (timeout == 0 || waited < timeout) && !children_ended) {
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
         MPL_wtime(&now);
         MPL_wtime_diff(&start, &now, &waited);
+        children_ended = !w->done && MPIDIU_spawned_children_ended();
     }
     if (!w->done) {
         ucp_request_cancel(MPIDI_FTDEV_global.worker, r);
         while (!w->done)
             MPIDI_FTDEV_worker_progress();
         ucp_request_free(r);
+        MPIR_ERR_CHKANDJUMP(children_ended, mpi_errno, MPI_ERR_SPAWN, "**spawn_died");
         MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_PORT, "**ftdev_dynproc_timeout",
                              "**ftdev_dynproc_timeout %s %d", what, timeout);
     }

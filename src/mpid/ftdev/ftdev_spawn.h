@@ -19,4 +19,10 @@ int MPIDI_FTDEV_open_net_address(const void **address, size_t * len);
 int MPIDI_FTDEV_save_net_address(int pid, const void *address, size_t len);
 void MPIDI_FTDEV_close_net_addresses(void);
 
+/* ch4's (ch4_spawn.c, patch ch4-spawn-fails-instead-of-waiting): whether
+ * the children this process's MPI_Comm_spawn waits for ended before they
+ * connected, as the launcher says; asked at most every 100 ms, 0 when no
+ * spawn waits. A wait for a dynamic connection asks it. */
+int MPIDIU_spawned_children_ended(void);
+
 #endif /* FTDEV_SPAWN_H_INCLUDED */

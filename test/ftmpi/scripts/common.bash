@@ -1,7 +1,7 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Sourced by the script tests: $prefix (the MPI installation), $src (the
 # test sources) and $bin (where programs are built), build PROGRAM, and
-# tagged_run / no_process_left (below).
+# tagged_run / no_process_left, cluster_up / left_on_node (below).
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=$(cd "${MPI_PREFIX:-$src/../../install}" && pwd)
 bin=$src/bin
@@ -64,4 +64,30 @@ expect_refused() {
         return 1
     fi
     echo "$what: refused (status $rc)"
+}
+
+# cluster_up NAME N: N simulated nodes (test/cluster/cluster.sh) named
+# after NAME, taken down when the script exits; sets $cluster and $hosts
+# (the nodes' names, comma-separated). Exits 77 where namespaces cannot be
+# made (not root, no iproute2, a container without the privilege), 1 when
+# the nodes do not come up.
+cluster_up() {
+    local why
+    cluster=$src/../cluster/cluster.sh
+    export FTMPI_CLUSTER=$1
+    why=$("$cluster" check 2>&1) || { echo "cannot make the simulated nodes: $why"; exit 77; }
+    trap '"$cluster" down' EXIT
+    "$cluster" up "$2" >/dev/null || { echo "FAIL: the cluster did not come up"; exit 1; }
+    hosts=$("$cluster" hosts)
+}
+
+# left_on_node NODE TENTHS: what still runs on simulated node NODE after
+# waiting up to TENTHS tenths of a second for it to empty (nothing: empty).
+left_on_node() {
+    local i
+    for ((i = 0; i < $2; i++)); do
+        [ -z "$("$cluster" pids "$1")" ] && return 0
+        sleep 0.1
+    done
+    "$cluster" pids "$1"
 }

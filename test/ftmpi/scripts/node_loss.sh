@@ -20,16 +20,11 @@
 # NODE_LOSS_KEEP=DIR keeps the whole output of each failed case there.
 set -u
 . "$(dirname "$0")/common.bash"
-cluster=$src/../cluster/cluster.sh
-export FTMPI_CLUSTER=ft$$
-why=$("$cluster" check 2>&1) || { echo "cannot make the simulated nodes: $why"; exit 77; }
 "$prefix/bin/mpicc" -O2 -o "$bin/soak_workload" "$src/../soak/soak_workload.c" || exit 1
 fail=0
 failed_cases=
 bad() { echo "FAIL: $*"; fail=1; failed_cases+="${failed_cases:+; }${1%%:*}"; }
-trap '"$cluster" down' EXIT
-"$cluster" up 3 >/dev/null || { echo "FAIL: the cluster did not come up"; exit 1; }
-hosts=$("$cluster" hosts)
+cluster_up ft$$ 3
 
 # node_lose HOW NODE LABEL SURVIVORS STATUS ENV...: HOW (kill, freeze,
 # cut, kill-during-recovery, kill-/freeze-replacement-node: NODE is the
@@ -112,12 +107,10 @@ node_lose() {
         echo "$label: ok ($n survivors${placed:+, replacements on $placed}; $(grep -o 'lost the proxy on [^:]*: its [0-9]* process(es) are dead:[0-9 ]*' "$out" |
             paste -sd ';'))"
     fi
+    local left
     for node in 1 2 3; do
-        for ((i = 0; i < 100; i++)); do
-            [ -z "$("$cluster" pids $node)" ] && break
-            sleep 0.1
-        done
-        [ -z "$("$cluster" pids $node)" ] || bad "$label: processes left on node $node: $("$cluster" pids $node)"
+        left=$(left_on_node $node 100)
+        [ -z "$left" ] || bad "$label: processes left on node $node: $left"
     done
     rm -rf "$rundir"
 }

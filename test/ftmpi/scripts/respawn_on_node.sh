@@ -13,15 +13,10 @@
 # test-timeout: 240
 set -u
 . "$(dirname "$0")/common.bash"
-cluster=$src/../cluster/cluster.sh
-export FTMPI_CLUSTER=rs$$
-why=$("$cluster" check 2>&1) || { echo "cannot make the simulated nodes: $why"; exit 77; }
 "$prefix/bin/mpicc" -O2 -o "$bin/dynamic" "$src/dynamic.c" || exit 1
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-trap '"$cluster" down' EXIT
-"$cluster" up 2 >/dev/null || { echo "FAIL: the cluster did not come up"; exit 1; }
-hosts=$("$cluster" hosts)
+cluster_up rs$$ 2
 first=${hosts%%,*}
 second=${hosts#*,}
 
@@ -42,11 +37,8 @@ for how in kill exit; do
         echo "$how: ok (the replacement ran on $second)"
     fi
     for node in 1 2; do
-        for ((w = 0; w < 30; w++)); do
-            [ -z "$("$cluster" pids $node)" ] && break
-            sleep 0.1
-        done
-        [ -z "$("$cluster" pids $node)" ] || bad "$how: processes left on node $node: $("$cluster" pids $node)"
+        left=$(left_on_node $node 30)
+        [ -z "$left" ] || bad "$how: processes left on node $node: $left"
     done
     [ -z "$(reap_tagged respawn-$$)" ] || bad "$how: processes of the job left on this machine"
 done
