@@ -33,9 +33,20 @@ machine=no
 
 say() { [ $machine = yes ] || echo "$@"; }
 
+# Whether the installation's mpifort compiles and links `use mpi_f08`.
+f08_usable() {
+    local dir rc
+    dir=$(mktemp -d)
+    printf 'program f08\n  use mpi_f08\n  call MPI_Init()\n  call MPI_Finalize()\nend program f08\n' >"$dir/f08.f90"
+    [ -x "$prefix/bin/mpifort" ] && "$prefix/bin/mpifort" -o "$dir/f08" "$dir/f08.f90" >/dev/null 2>&1
+    rc=$?
+    rm -rf "$dir"
+    return $rc
+}
+
 prepare() {
     [ -f "$tree/test/mpi/configure" ] || { echo "run-mpich-tests.sh: no MPICH tree (run make first)" >&2; exit 2; }
-    local stamp="$prefix ft-tests fortran cxx romio"
+    local stamp="$prefix ft-tests fortran cxx romio f08"
     if [ ! -f "$suite/.configured" ] || [ "$(cat "$suite/.configured")" != "$stamp" ]; then
         say "configuring MPICH's test suite for $prefix (log: ${suite#$top/}/configure.log)"
         rm -rf "$suite"
@@ -45,6 +56,18 @@ prepare() {
         (cd "$suite" && PATH="$prefix/bin:$PATH" ./configure --with-mpi="$prefix" \
             --enable-ft-tests >configure.log 2>&1) ||
             { echo "run-mpich-tests.sh: test-suite configure failed (see ${suite#$top/}/configure.log)" >&2; exit 2; }
+        # The suite's configure turns its f08 directory on only when
+        # MPICH's own configure runs it, from inside MPICH's build; against
+        # an installation whose mpifort compiles `use mpi_f08` it is turned
+        # on here, as that configure would.
+        if f08_usable; then
+            (cd "$suite" && sed -i -e 's/^S\["HAS_F08_TRUE"\]="#"$/S["HAS_F08_TRUE"]=""/' \
+                -e 's/^S\["HAS_F08_FALSE"\]=""$/S["HAS_F08_FALSE"]="#"/' \
+                -e 's/^S\["f08dir"\]="#"$/S["f08dir"]="f08"/' config.status &&
+                grep -q '^S\["f08dir"\]="f08"$' config.status &&
+                ./config.status >>configure.log 2>&1) ||
+                { echo "run-mpich-tests.sh: turning on the f08 tests failed (see ${suite#$top/}/configure.log)" >&2; exit 2; }
+        fi
         echo "$stamp" >"$suite/.configured"
     fi
     # Run the tests upstream marks as expected failures too.
