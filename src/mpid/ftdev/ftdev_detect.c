@@ -12,6 +12,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_heartbeat.h"
 
 /* Sets *settled when nothing is left to check. */
 static int run_checks(int *settled)
@@ -51,13 +52,15 @@ static int run_checks(int *settled)
 int MPIDI_FTDEV_progress_checks(void)
 {
     int settled = 0;
-    /* cleared before the checks, never after them: the heartbeat thread
-     * sets it with its news at any moment, and news set between a check
-     * and a clearing after it would wait for a call that never comes */
-    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 0, __ATOMIC_SEQ_CST);
     int err = run_checks(&settled);
-    if (!settled)
-        MPIDI_FTDEV_global.progress_checks = 1;
+    if (settled) {
+        __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 0, __ATOMIC_SEQ_CST);
+        /* the heartbeat thread sets the flag with its news at any moment:
+         * news that came after the checks looked must not wait for a
+         * call that the cleared flag would never make */
+        if (__atomic_load_n(&MPIDI_FTDEV_hb.news, __ATOMIC_SEQ_CST))
+            MPIDI_FTDEV_global.progress_checks = 1;
+    }
     return err;
 }
 

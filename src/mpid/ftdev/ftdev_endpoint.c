@@ -53,15 +53,21 @@ int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
     goto fn_exit;
 }
 
-int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len)
+int MPIDI_FTDEV_keep_address_copy(void **slot, size_t * slot_len, const void *address, size_t len)
 {
     void *copy = MPL_malloc(len, MPL_MEM_ADDRESS);
     if (copy == NULL)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", 0);
     memcpy(copy, address, len);
-    MPL_free(MPIDI_FTDEV_global.peer_address[pid]);
-    MPIDI_FTDEV_global.peer_address[pid] = copy;
-    MPIDI_FTDEV_global.peer_address_len[pid] = len;
+    MPL_free(*slot);
+    *slot = copy;
+    *slot_len = len;
     return MPI_SUCCESS;
+}
+
+int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len)
+{
+    return MPIDI_FTDEV_keep_address_copy(&MPIDI_FTDEV_global.peer_address[pid],
+                                         &MPIDI_FTDEV_global.peer_address_len[pid], address, len);
 }

@@ -25,6 +25,8 @@ int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
 typedef int (*MPIDI_FTDEV_ep_error_filter_t) (int pid);
 void MPIDI_FTDEV_filter_ep_errors(MPIDI_FTDEV_ep_error_filter_t filter);
 int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len);
+/* *slot becomes a copy of the address (the one it held freed) */
+int MPIDI_FTDEV_keep_address_copy(void **slot, size_t * slot_len, const void *address, size_t len);
 
 /* ---- the protocol's messages (MPIDI_FTDEV_CTRL_REBUILD) ------------------ */
 

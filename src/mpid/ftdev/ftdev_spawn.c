@@ -111,12 +111,9 @@ int MPIDI_FTDEV_save_net_address(int pid, const void *address, size_t len)
         MPIR_ERR_CHKANDJUMP(net_address == NULL || net_address_len == NULL, mpi_errno,
                             MPI_ERR_OTHER, "**nomem");
     }
-    void *copy = MPL_malloc(len, MPL_MEM_ADDRESS);
-    MPIR_ERR_CHKANDJUMP(copy == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    memcpy(copy, address, len);
-    MPL_free(net_address[pid]);
-    net_address[pid] = copy;
-    net_address_len[pid] = len;
+    mpi_errno = MPIDI_FTDEV_keep_address_copy(&net_address[pid], &net_address_len[pid], address,
+                                              len);
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;

@@ -41,8 +41,9 @@ void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state)
 void MPIDI_FTDEV_hb_suspect(int pid, int why)
 {
     __atomic_store_n(&MPIDI_FTDEV_hb.suspected[pid], why, __ATOMIC_RELEASE);
-    __atomic_store_n(&MPIDI_FTDEV_hb.news, 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_RELEASE);
+    /* in this order, seen in this order (progress_checks' clearing) */
+    __atomic_store_n(&MPIDI_FTDEV_hb.news, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_SEQ_CST);
 }
 
 /* mpiexec waits for the processes of every node to end; one declared
