@@ -17,7 +17,8 @@
 #             MPIX_Comm_agree (agree)
 #   shrink    ULFM: MPIX_Comm_shrink (its agreement)
 #   idle      2 s without failure: the heartbeat in steady state (datagrams
-#             per process per second) Each process writes its counters to its
+#             per process per second)
+# BENCH_SCALE_JOBS="revoke shrink" runs only the jobs named. Each process writes its counters to its
 # trace file at MPI_Finalize (MPIR_CVAR_FTMPI_TRACE_FILE); victims write
 # none. Results: bench/results/scale-STAMP.{raw,table,png}.
 set -euo pipefail
@@ -26,6 +27,12 @@ bench_setup scale
 dir=${BENCH_RAW_DIR:-$here/results}
 bench_build scale
 
+jobs=${BENCH_SCALE_JOBS:-idle recover rebuild commit revoke shrink}
+for job in $jobs; do
+    case $job in idle | recover | rebuild | commit | revoke | shrink) ;;
+        *) echo "run-scale.sh: BENCH_SCALE_JOBS names an unknown job '$job' (known: idle recover rebuild commit revoke shrink)" >&2; exit 2 ;;
+    esac
+done
 max=${BENCH_SCALE_MAX_NP:-128}
 case $max in '' | *[!0-9]*) echo "run-scale.sh: BENCH_SCALE_MAX_NP=$max is not a process count" >&2; exit 2 ;; esac
 # about 60 MiB per process (UCX, the shared-memory segments): keep to half
@@ -88,7 +95,7 @@ one_job() {
 for n in $nps; do
     t0=$(date +%s)
     failures=0
-    for job in idle recover rebuild commit revoke shrink; do
+    for job in $jobs; do
         for victims in none "$((n / 2))" "$((n / 2)) $((n - 1))"; do
             case $job:$victims in idle:none | commit:none | revoke:none | shrink:none) ;; idle:* | *:none) continue ;; esac
             [ "$victims" = none ] && victims=

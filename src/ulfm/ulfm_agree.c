@@ -25,43 +25,48 @@
  * Protocol, per agreement (communicator context id, sequence number). A
  * contribution is a set of members with the AND of their flags, of their
  * bitmaps and of their acknowledged failures; contributions merge.
- *   - Without a failure (the fast path): contributions go up a binomial
- *     tree of the ranks, each member merging its children's into its own
- *     before passing it to its parent; rank 0, the root, decides once it
- *     holds every member's and sends DECIDE down the tree. 2 log2(n)
+ *   - While rank 0 lives, contributions go up a binomial tree of the
+ *     ranks, each member merging its subtree's into its own before passing
+ *     it to its parent; rank 0, the root, decides once it holds every
+ *     member's not known to have failed and sends DECIDE down. Rank r's
+ *     parent clears r's lowest set bit, skipping ranks known to have
+ *     failed (the tree repaired): a failed member's children join its
+ *     nearest live ancestor, so each failure adds at most log2(n) children
+ *     to one member. A member sends once every member of its subtree not
+ *     known to have failed has contributed, and again to its new parent
+ *     whenever the one it sent to fails. Without a failure: 2 log2(n)
  *     steps, one message up and one down per member.
- *   - Once a member knows of a failure among the members, it leaves the
- *     tree: it sends what it holds as CONTRIB to its coordinator, the
- *     lowest rank it does not know to have failed, and again to the next
- *     one whenever that one fails.
+ *   - Once a member knows that rank 0 failed, it sends what it holds as
+ *     CONTRIB to its coordinator, the lowest rank it does not know to have
+ *     failed, and again to the next one whenever that one fails.
  *   - A coordinator decides once every member it does not know to have
  *     failed has contributed (directly or merged in another's).
- *   - A coordinator that took over from a failed one first sends QUERY to
+ *   - A coordinator (which took over from rank 0) first sends QUERY to
  *     every member: one that already has a decision answers with DECIDE,
  *     which the coordinator adopts and passes on; any other answers with
  *     CONTRIB (at once, or when it enters the agreement) and from then on
  *     takes DECIDE only from that coordinator. The coordinator decides
  *     only once every member it does not know to have failed answered: a
  *     contribution merged into another's does not count, since its
- *     member may have taken the failed coordinator's decision since.
- *   - A member takes DECIDE from its coordinator, or from its parent in
- *     the tree while it has answered no QUERY, or, if it is a coordinator
- *     that took over, from anyone answering its QUERY. Having decided, it
+ *     member may have taken the failed root's decision since.
+ *   - A member takes DECIDE from its coordinator, or from the tree parent
+ *     it last sent to while it has answered no QUERY, or, if it is a
+ *     coordinator, from anyone answering its QUERY. Having decided, it
  *     passes DECIDE to its children in the tree and to every member that
  *     sent it CONTRIB directly, and answers every later CONTRIB or QUERY
  *     with its DECIDE, also after it returned from the call.
  *
- * Why survivors agree: without a coordinator's failure there is one
- * decider (rank 0, or the lowest rank alive), whose decision travels
- * unchanged along any path. A coordinator that takes over decides only
+ * Why survivors agree: while rank 0 lives it is the one decider, whose
+ * decision travels unchanged along any path. A coordinator decides only
  * when every survivor answered its QUERY; one that held an earlier
  * decision answered with it, and one that answered CONTRIB takes no
  * earlier decision afterwards, from its old coordinator or its parent.
- * Why it ends: a member waiting in the tree leaves it when a failure
- * becomes known (every failure becomes known to every survivor); a
- * coordinator waits only for members it does not know to have failed; a
- * member that sent CONTRIB directly is answered directly; and each
- * failure of a coordinator moves the role one rank up.
+ * Why it ends: a member waits in the tree only for members it does not
+ * know to have failed (every failure becomes known to every survivor),
+ * and sends again when its parent fails; a coordinator waits only for
+ * members it does not know to have failed; a member that sent CONTRIB
+ * directly is answered directly; and each failure of a coordinator moves
+ * the role one rank up.
  *
  * Records and communicators: a decided record answers late messages also
  * after its communicator was freed (a takeover coordinator's QUERY). The
@@ -109,10 +114,8 @@ typedef struct instance {
     int high_group;             /* the first member of an intercommunicator's high group
                                  * (size for an intracommunicator) */
     int coordinator_pid;        /* whom this process takes DECIDE from; -1: none yet */
-    int parent_pid;             /* its parent in the tree; -1: none (the root, or not entered) */
-    int in_tree;                /* on the fast path (no failure known yet) */
-    unsigned failures_seen;     /* the device's failure count when it last looked */
-    int sent_up;                /* in the tree: its merged contribution went to its parent */
+    int parent_pid;             /* the tree parent it last sent to; -1: none yet */
+    int in_tree;                /* rank 0 is not known to have failed, and no QUERY came */
     int queried;                /* it answered a QUERY with CONTRIB (or will on entering) */
     uint8_t *answered;          /* a coordinator that took over: members that answered its QUERY */
     /* the contributions it holds: its own, its children's, any sent to it */
@@ -279,8 +282,8 @@ static void add_contribution(instance_t * in, const uint8_t * members, const int
     in->flag_and[1] &= flag[1];
 }
 
-/* The binomial tree of the fast path: rank r's parent clears its lowest
- * set bit; its subtree is [r, r + lowest bit) (all ranks for the root). */
+/* The binomial tree: rank r's parent clears its lowest set bit; its
+ * subtree is [r, r + lowest bit) (all ranks for the root). */
 static int tree_parent(int r)
 {
     return r & (r - 1);
@@ -379,14 +382,6 @@ static int lowest_alive(const instance_t * in)
     return in->own_rank;
 }
 
-static int any_member_failed(const instance_t * in)
-{
-    for (int r = 0; r < (int) in->size; r++)
-        if (!member_alive(in, r))
-            return 1;
-    return 0;
-}
-
 /* The agreement's key and members: an intracommunicator's own; both
  * groups of an intercommunicator, keyed by both groups' receive context
  * ids (never 0 for an intercommunicator's high group, so no
@@ -456,13 +451,24 @@ static int acknowledged(MPIR_Comm * comm, int r)
     return MPID_FT_comm_acked(comm, r - remote_first);
 }
 
-/* In the tree: it holds the contributions of its whole subtree. */
+/* In the tree: it holds the contributions of every member of its subtree
+ * not known to have failed. */
 static int subtree_complete(const instance_t * in, int r)
 {
     for (int i = r; i < subtree_end(r, (int) in->size); i++)
-        if (!MPID_FT_set_has(in->contributed, i))
+        if (!MPID_FT_set_has(in->contributed, i) && member_alive(in, i))
             return 0;
     return 1;
+}
+
+/* Rank r's parent in the repaired tree: its nearest ancestor not known to
+ * have failed (rank 0 when none is). */
+static int live_parent(const instance_t * in, int r)
+{
+    int parent = tree_parent(r);
+    while (parent != 0 && !member_alive(in, parent))
+        parent = tree_parent(parent);
+    return parent;
 }
 
 /* Decides once every member not known to have failed has contributed. */
@@ -531,10 +537,7 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     in->entered = 1;
     in->own_context = comm->recvcontext_id;
     me = in->own_rank;
-    in->parent_pid = me == 0 ? -1 : in->pids[tree_parent(me)];
-    /* a communicator with a known failure has holes in its tree */
-    in->failures_seen = MPID_FT_failure_count();
-    in->in_tree = !any_member_failed(in);
+    in->in_tree = member_alive(in, 0);
 
     size_t bytes = MPID_FT_SET_BYTES(n);
     uint8_t *own = MPL_calloc(2, bytes, MPL_MEM_OTHER);
@@ -567,8 +570,8 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     goto fn_exit;
 }
 
-/* Off the tree: contributions go to the coordinator, the lowest rank
- * alive, which decides. */
+/* Rank 0 failed (or a coordinator asked): contributions go to the
+ * coordinator, the lowest rank alive, which decides. */
 static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
 {
     int me = in->own_rank, c = lowest_alive(in);
@@ -579,7 +582,7 @@ static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
             in->coordinator_pid = in->own_pid;
             if (c != 0) {
                 /* taking over: someone may hold a decision already */
-                MPID_FT_TRACE("agree %#x/%u: coordinator after a failure, asking",
+                MPID_FT_TRACE("agree %#x/%u: coordinator after rank 0 failed, asking",
                               ag->context_id, ag->seq);
                 for (int r = 0; r < (int) in->size; r++)
                     if (r != me)
@@ -597,19 +600,25 @@ static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
         try_decide(in);
 }
 
-/* The fast path: what the subtree contributed goes to the parent; the
- * root decides. */
+/* The tree: what the subtree contributed goes to the parent, again to a
+ * new one when the parent fails; the root decides. */
 static void tree_step(instance_t * in)
 {
     int me = in->own_rank;
 
-    if (in->sent_up || !subtree_complete(in, me))
+    if (!subtree_complete(in, me))
         return;
     if (me == 0) {
         try_decide(in);
-    } else {
-        send_msg(in->parent_pid, MSG_CONTRIB, in, 0);
-        in->sent_up = 1;
+        return;
+    }
+    int parent_pid = in->pids[live_parent(in, me)];
+    if (parent_pid != in->parent_pid) {
+        if (in->parent_pid >= 0)
+            MPID_FT_TRACE("agree %#x/%u: parent failed, contributing to process %d",
+                          in->context_id, in->seq, parent_pid);
+        in->parent_pid = parent_pid;
+        send_msg(parent_pid, MSG_CONTRIB, in, 0);
     }
 }
 
@@ -625,9 +634,8 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
         return 1;
     }
     if (!in->decided) {
-        if (in->in_tree && MPID_FT_failure_count() != in->failures_seen &&
-            (in->failures_seen = MPID_FT_failure_count(), any_member_failed(in))) {
-            MPID_FT_TRACE("agree %#x/%u: a member failed, leaving the tree", ag->context_id,
+        if (in->in_tree && !member_alive(in, 0)) {
+            MPID_FT_TRACE("agree %#x/%u: rank 0 failed, leaving the tree", ag->context_id,
                           ag->seq);
             in->in_tree = 0;
         }
