@@ -59,7 +59,7 @@ def classify(text, victim):
         return "failure learned"
     if text.startswith("recover: starts"):
         return "recovery starts"
-    if text.startswith("agree: join coordinator"):
+    if re.match(r"agree: join (coordinator|parent) ", text):
         return "JOIN sent"
     if text.startswith("agree: decides"):
         return "coordinator decides"

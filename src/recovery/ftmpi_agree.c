@@ -10,47 +10,64 @@
  * at the same epoch, see below), and the set K of every failure it knows
  * (K grows only; failure notices between survivors make every K converge).
  *
- * Algorithm (one coordinator at a time, the lowest process id not in K):
- *   1. A process that recovers sends JOIN(E, K, W(E)) to its coordinator,
- *      and again to the next one whenever its coordinator fails.
- *   2. Any process that receives a JOIN records the sender as joined, adds
- *      the sender's K to its own (handling those failures as if it had
- *      detected them), and keeps the (E, W(E)) of the highest epoch seen.
- *   3. A coordinator that is recovering itself decides once every process
- *      not in K has joined (processes already in MPI_Finalize excepted):
- *      the new epoch is Emax + 1, the new dead set is K, the previous one
- *      W(Emax). It sends DECIDE(Emax + 1, K, W(Emax)) to every process not
- *      in K and applies it.
- *   4. A recovering process applies a DECIDE only from the process it last
+ * Algorithm (one coordinator at a time, the lowest process id not in K;
+ * JOINs go up a tree to it and DECIDE comes down the same way):
+ *   The tree is the binomial tree of the process ids (the parent of p
+ *   clears p's lowest set bit; p's subtree is [p, p + that bit)), repaired
+ *   around the processes in K or in MPI_Finalize: p's parent is its
+ *   nearest ancestor in neither, or the coordinator when there is none
+ *   (process 0 failed). The coordinator's subtree is every process.
+ *   1. A recovering process sends JOIN to its parent once every process of
+ *      its subtree not in K and not in MPI_Finalize has joined (itself
+ *      included), and again whenever its parent changes. A JOIN carries
+ *      the sender's K, the joins it holds (per process, the epoch it
+ *      joined from) and the highest (E, W(E)) among them.
+ *   2. Any process that receives a JOIN records the joins it carries
+ *      (keeping each process's latest), adds the sender's K to its own
+ *      (handling those failures as if it had detected them), and keeps the
+ *      highest (E, W(E)) seen.
+ *   3. The coordinator, recovering itself, decides once every process not
+ *      in K has joined (processes already in MPI_Finalize excepted): the
+ *      new epoch is Emax + 1, the new dead set is K, the previous one
+ *      W(Emax). It sends DECIDE(Emax + 1, K, W(Emax), itself) to each
+ *      process that sent it JOIN and applies it; each process that takes
+ *      it passes it on to each process that sent it JOIN.
+ *   4. A recovering process takes a DECIDE only from the process it last
  *      sent its JOIN to, while it does not know that process to be dead.
  *   5. A recovering process without a decision sends its JOIN again,
  *      JOIN_RESEND_FIRST after the first and twice as long after each
- *      repeat to the same coordinator up to JOIN_RESEND_MAX (so that a
- *      coordinator that many processes wait for, on a busy node, is not
- *      buried in repeats), and a coordinator that decided its current
- *      epoch and is not recovering answers a JOIN of an older epoch with
- *      that DECIDE again: the protocol does not depend on one message
- *      getting through (a soak run hung with a survivor that never
- *      received its coordinator's DECIDE, while the others did).
+ *      repeat to the same parent up to JOIN_RESEND_MAX (so that a process
+ *      that many wait for, on a busy node, is not buried in repeats), and
+ *      a process holding the decision of a recovery answers a JOIN from a
+ *      process behind it with that DECIDE again: the protocol does not
+ *      depend on one message getting through (a soak run hung with a
+ *      survivor that never received its coordinator's DECIDE, while the
+ *      others did).
  *   Applying a decision sets E and W(E) and forgets the joins of older
  *   epochs (joins of the new epoch or later, from processes that got ahead,
  *   belong to the next recovery).
  *
+ * Costs: without a failure during the agreement each process receives at
+ * most one JOIN per child, and each failure adds at most log2(n) children
+ * to one process: O(log n) messages per process in O(log n) rounds.
+ *
  * Why every survivor ends in the same world: a coordinator decides only
- * with a JOIN from every process it believes alive, and a process sends its
- * JOIN only to the coordinator it believes in; so two coordinators cannot
- * both decide from one process's JOIN unless the first died (the process
- * only moves on when it learns that). If a coordinator dies after some
+ * with a JOIN from every process it believes alive; a join reaches it only
+ * along processes that believe in it, and a process takes the decision
+ * only from where it sent its JOIN; so two coordinators cannot both decide
+ * from one process's JOIN unless the first died (the processes on the way
+ * only move on when they learn that). If a coordinator dies after some
  * processes applied its decision E and before others did, the first ones
  * see a failure in world E and recover again: their JOINs carry (E, W(E)),
  * so the next coordinator decides E + 1 from W(E) and every survivor,
  * whichever decisions it saw, ends at epoch E + 1 with the same dead set
  * and the same previous set (hence the same FTMPI_NUM_FAILED_PROCS).
  *
- * Why it terminates: a round waits only for processes not in K; each of
+ * Why it terminates: a process waits only for processes not in K; each of
  * them either joins (it is recovering: MANUAL programs call MPI_Comm_dup,
  * AUTO ones recover on their own) or dies, which the failure sources add to
- * every K. A coordinator's death makes the next lowest process coordinator;
+ * every K, and a process whose parent dies sends its JOIN to the next one
+ * up. A coordinator's death makes the next lowest process coordinator;
  * with N processes this happens at most N times.
  */
 
@@ -61,8 +78,11 @@ enum { MSG_JOIN = 1, MSG_DECIDE = 2 };
 
 typedef struct {
     uint32_t kind;
-    uint32_t epoch;
-    uint8_t sets[];             /* two bitmaps: JOIN K, W(E); DECIDE new, previous */
+    uint32_t epoch;             /* JOIN: the highest epoch among its joins; DECIDE: the new one */
+    int32_t decider;            /* DECIDE: the coordinator that decided */
+    uint8_t sets[];             /* two bitmaps: JOIN K, W(epoch); DECIDE new, previous;
+                                 * then, in a JOIN, the epoch each process joined from
+                                 * (uint32_t, NO_JOIN for none) */
 } agree_msg_t;
 
 static struct {
@@ -74,14 +94,17 @@ static struct {
     uint32_t *join_epoch;       /* per process; NO_JOIN when none */
     uint32_t best_epoch;
     uint8_t *best_world_dead;
+    uint8_t *joined_here;       /* processes that sent JOIN to this one: DECIDE goes back to them */
     /* this process's own recovery */
     int recovering;
-    int join_target;
+    int join_target;            /* the parent it last sent JOIN to; -1: none yet */
     int decided;
+    int passed_on;              /* the decision went to the processes in joined_here */
+    int passed_to_any;          /* ... and that was one at least */
     uint32_t decided_epoch;
+    int decider;
     uint8_t *decided_dead;
     uint8_t *decided_prev;
-    uint32_t own_decision;      /* the last epoch this process decided as coordinator */
     MPL_time_t join_sent;
     double join_resend;         /* seconds until the JOIN is sent again */
     int send_errno;             /* the first send that failed (this process's own
@@ -96,6 +119,11 @@ static struct {
 
 #define NO_JOIN UINT32_MAX
 
+static size_t msg_len(int kind)
+{
+    return sizeof(agree_msg_t) + 2 * ag.nbytes + (kind == MSG_JOIN ? ag.n * sizeof(uint32_t) : 0);
+}
+
 /* Sets up the agreement's state once; MPI_ERR_OTHER when memory ran out
  * (then the next call tries again). */
 static int agree_init(void)
@@ -105,9 +133,10 @@ static int agree_init(void)
 
     if (ag.n)
         return MPI_SUCCESS;
-    ag.world_dead = MPL_calloc(5, nbytes, MPL_MEM_OTHER);
+    ag.world_dead = MPL_calloc(6, nbytes, MPL_MEM_OTHER);
     ag.join_epoch = MPL_malloc(MPIR_Process.size * sizeof(uint32_t), MPL_MEM_OTHER);
-    ag.msg = MPL_malloc(sizeof(agree_msg_t) + 2 * nbytes, MPL_MEM_OTHER);
+    ag.msg = MPL_malloc(sizeof(agree_msg_t) + 2 * nbytes +
+                        MPIR_Process.size * sizeof(uint32_t), MPL_MEM_OTHER);
     if (!ag.world_dead || !ag.join_epoch || !ag.msg) {
         MPL_free(ag.world_dead);
         MPL_free(ag.join_epoch);
@@ -123,6 +152,7 @@ static int agree_init(void)
     ag.decided_dead = ag.world_dead + 2 * nbytes;
     ag.decided_prev = ag.world_dead + 3 * nbytes;
     ag.known = ag.world_dead + 4 * nbytes;
+    ag.joined_here = ag.world_dead + 5 * nbytes;
     for (int p = 0; p < ag.n; p++)
         ag.join_epoch[p] = NO_JOIN;
     ag.best_epoch = 0;
@@ -142,9 +172,48 @@ static int coordinator(void)
     return -1;
 }
 
-static void note_join(int from, uint32_t epoch, const uint8_t * world_dead)
+/* Awaited by nobody: known dead, or in MPI_Finalize. */
+static int left(int p)
 {
-    ag.join_epoch[from] = epoch;
+    return MPIR_FTMPI_known_dead(p) || MPID_FT_proc_state(p) == MPID_FT_PROC_GONE;
+}
+
+/* This process's parent in the repaired tree; itself when it is the
+ * coordinator. */
+static int parent(void)
+{
+    int me = MPIR_Process.rank, c = coordinator();
+    if (c == me)
+        return me;
+    int a = me & (me - 1);
+    while (a != 0 && left(a))
+        a = a & (a - 1);
+    return a == 0 && left(0) ? c : a;
+}
+
+/* Has every process of this one's subtree that is alive and not leaving
+ * joined? (Every process, for the coordinator.) */
+static int subtree_joined(void)
+{
+    int me = MPIR_Process.rank, first = me, end = MPL_MIN(me + (me & -me), ag.n);
+    if (me == coordinator()) {
+        first = 0;
+        end = ag.n;
+    }
+    for (int p = first; p < end; p++)
+        if (ag.join_epoch[p] == NO_JOIN && !left(p))
+            return 0;
+    return 1;
+}
+
+static void note_join(int p, uint32_t epoch)
+{
+    if (ag.join_epoch[p] == NO_JOIN || epoch > ag.join_epoch[p])
+        ag.join_epoch[p] = epoch;
+}
+
+static void note_best(uint32_t epoch, const uint8_t * world_dead)
+{
     if (epoch > ag.best_epoch) {
         ag.best_epoch = epoch;
         memcpy(ag.best_world_dead, world_dead, ag.nbytes);
@@ -153,13 +222,15 @@ static void note_join(int from, uint32_t epoch, const uint8_t * world_dead)
 
 static int send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, const uint8_t * b)
 {
-    size_t len = sizeof(agree_msg_t) + 2 * ag.nbytes;
     agree_msg_t *m = ag.msg;
     m->kind = kind;
     m->epoch = epoch;
+    m->decider = kind == MSG_DECIDE ? ag.decider : -1;
     memcpy(m->sets, a, ag.nbytes);
     memcpy(m->sets + ag.nbytes, b, ag.nbytes);
-    int mpi_errno = MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, len);
+    if (kind == MSG_JOIN)
+        memcpy(m->sets + 2 * ag.nbytes, ag.join_epoch, ag.n * sizeof(uint32_t));
+    int mpi_errno = MPID_FT_send(to, MPID_FT_CHANNEL_RECOVERY, m, msg_len(kind));
     if (mpi_errno != MPI_SUCCESS) {
         MPID_FT_TRACE("agree: %s to %d could not be sent", kind == MSG_JOIN ? "join" :
                       "decide", to);
@@ -177,19 +248,16 @@ static void known_dead_set(uint8_t * set)
             MPID_FT_set_add(set, p);
 }
 
-static void send_join(void)
+static void send_join(int to)
 {
     known_dead_set(ag.known);
-    int again = ag.join_target == coordinator();
-    ag.join_target = coordinator();
+    int again = ag.join_target == to;
+    ag.join_target = to;
     ag.join_resend = again ? MPL_MIN(2 * ag.join_resend, JOIN_RESEND_MAX) : JOIN_RESEND_FIRST;
     MPL_wtime(&ag.join_sent);
-    MPID_FT_TRACE("agree: join coordinator %d at epoch %u%s", ag.join_target, ag.epoch,
-                  again ? " again" : "");
-    if (ag.join_target == MPIR_Process.rank)
-        note_join(MPIR_Process.rank, ag.epoch, ag.world_dead);
-    else
-        send_msg(ag.join_target, MSG_JOIN, ag.epoch, ag.known, ag.world_dead);
+    MPID_FT_TRACE("agree: join %s %d at epoch %u%s", to == coordinator()? "coordinator" : "parent",
+                  to, ag.epoch, again ? " again" : "");
+    send_msg(to, MSG_JOIN, ag.best_epoch, ag.known, ag.best_world_dead);
 }
 
 static double since(MPL_time_t * t)
@@ -212,8 +280,9 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from);
         return;
     }
-    if (len != sizeof(agree_msg_t) + 2 * (size_t) ag.nbytes ||
-        (m->kind != MSG_JOIN && m->kind != MSG_DECIDE)) {
+    if (len < sizeof(agree_msg_t) || (m->kind != MSG_JOIN && m->kind != MSG_DECIDE) ||
+        len != msg_len(m->kind) ||
+        (m->kind == MSG_DECIDE && (m->decider < 0 || m->decider >= ag.n))) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed recovery message from rank %d\n",
                 MPIR_Process.rank, from);
         return;
@@ -221,23 +290,33 @@ static void agree_message(int from, const void *buf, size_t len)
     MPID_FT_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
                   m->epoch, from);
     if (m->kind == MSG_JOIN) {
+        const uint8_t *joins = m->sets + 2 * ag.nbytes;
+        uint32_t sender_epoch;
+        memcpy(&sender_epoch, joins + from * sizeof(uint32_t), sizeof(sender_epoch));
         /* failures the sender knows of and this process does not */
         for (int p = 0; p < ag.n; p++)
             if (MPID_FT_set_has(m->sets, p) && !MPIR_FTMPI_known_dead(p))
                 MPID_FT_failure_learned(p, "reported in recovery");
-        /* it missed this coordinator's decision of the current epoch */
-        if (!ag.recovering && ag.own_decision == ag.epoch && ag.epoch > 0 &&
-            m->epoch < ag.epoch) {
-            MPID_FT_TRACE("agree: decide epoch %u again for %d", ag.epoch, from);
-            send_msg(from, MSG_DECIDE, ag.epoch, ag.decided_dead, ag.decided_prev);
+        /* it missed the decision this process holds */
+        if (ag.decided && sender_epoch < ag.decided_epoch) {
+            MPID_FT_TRACE("agree: decide epoch %u again for %d", ag.decided_epoch, from);
+            send_msg(from, MSG_DECIDE, ag.decided_epoch, ag.decided_dead, ag.decided_prev);
             return;
         }
-        note_join(from, m->epoch, m->sets + ag.nbytes);
+        for (int p = 0; p < ag.n; p++) {
+            uint32_t e;
+            memcpy(&e, joins + p * sizeof(uint32_t), sizeof(e));
+            if (e != NO_JOIN)
+                note_join(p, e);
+        }
+        note_best(m->epoch, m->sets + ag.nbytes);
+        MPID_FT_set_add(ag.joined_here, from);
     } else if (m->kind == MSG_DECIDE) {
-        if (ag.recovering && from == ag.join_target && !MPIR_FTMPI_known_dead(from) &&
-            m->epoch > ag.epoch) {
+        if (ag.recovering && !ag.decided && from == ag.join_target &&
+            !MPIR_FTMPI_known_dead(from) && m->epoch > ag.epoch) {
             ag.decided = 1;
             ag.decided_epoch = m->epoch;
+            ag.decider = m->decider;
             memcpy(ag.decided_dead, m->sets, ag.nbytes);
             memcpy(ag.decided_prev, m->sets + ag.nbytes, ag.nbytes);
         }
@@ -250,55 +329,60 @@ static void register_agree_channel(void)
     MPID_FT_register_handler(MPID_FT_CHANNEL_RECOVERY, agree_message);
 }
 
-/* As coordinator: has every process that is alive and not leaving joined? */
-static int all_joined(void)
-{
-    for (int p = 0; p < ag.n; p++)
-        if (!MPIR_FTMPI_known_dead(p) && !(MPID_FT_proc_state(p) == MPID_FT_PROC_GONE) &&
-            ag.join_epoch[p] == NO_JOIN)
-            return 0;
-    return 1;
-}
-
 static void decide(void)
 {
     ag.decided = 1;
     ag.decided_epoch = ag.best_epoch + 1;
-    ag.own_decision = ag.decided_epoch;
+    ag.decider = MPIR_Process.rank;
     MPID_FT_TRACE("agree: decides epoch %u", ag.decided_epoch);
     known_dead_set(ag.decided_dead);
     memcpy(ag.decided_prev, ag.best_world_dead, ag.nbytes);
+}
+
+/* The decision goes back to every process whose JOIN came here. */
+static void pass_on(void)
+{
+    ag.passed_on = 1;
     for (int p = 0; p < ag.n; p++)
-        if (p != MPIR_Process.rank && !MPIR_FTMPI_known_dead(p))
+        if (MPID_FT_set_has(ag.joined_here, p) && p != MPIR_Process.rank &&
+            !MPIR_FTMPI_known_dead(p)) {
+            ag.passed_to_any = 1;
             send_msg(p, MSG_DECIDE, ag.decided_epoch, ag.decided_dead, ag.decided_prev);
+        }
 }
 
 static void apply_decision(void)
 {
     ag.epoch = ag.decided_epoch;
     memcpy(ag.world_dead, ag.decided_dead, ag.nbytes);
+    /* (a process that got ahead stays where it joined for the next one) */
     for (int p = 0; p < ag.n; p++)
-        if (ag.join_epoch[p] != NO_JOIN && ag.join_epoch[p] < ag.epoch)
+        if (ag.join_epoch[p] == NO_JOIN || ag.join_epoch[p] < ag.epoch) {
             ag.join_epoch[p] = NO_JOIN;
-    if (ag.best_epoch < ag.epoch) {
-        ag.best_epoch = ag.epoch;
-        memcpy(ag.best_world_dead, ag.world_dead, ag.nbytes);
-    }
+            ag.joined_here[p / 8] &= ~(1u << (p % 8));
+        }
+    note_best(ag.epoch, ag.world_dead);
 }
 
-/* Between progress calls of the agreement: join again where the
- * coordinator changed or did not answer, decide as the coordinator once
- * everyone joined. */
+/* Between progress calls of the agreement: join (again) where the parent
+ * changed, did not answer, or the subtree completed; decide as the
+ * coordinator once everyone joined; pass the decision on. */
 static int agree_step(void *unused)
 {
-    if (ag.decided || ag.send_errno != MPI_SUCCESS)
+    if (ag.send_errno != MPI_SUCCESS)
         return 1;
-    if (MPIR_FTMPI_known_dead(ag.join_target) || coordinator() != ag.join_target)
-        send_join();
-    else if (ag.join_target == MPIR_Process.rank && all_joined())
-        decide();
-    else if (ag.join_target != MPIR_Process.rank && since(&ag.join_sent) > ag.join_resend)
-        send_join();
+    if (!ag.decided) {
+        int to = parent();
+        if (to == MPIR_Process.rank) {
+            if (subtree_joined())
+                decide();
+        } else if (subtree_joined() &&
+                   (to != ag.join_target || since(&ag.join_sent) > ag.join_resend)) {
+            send_join(to);
+        }
+    }
+    if (ag.decided && !ag.passed_on)
+        pass_on();
     return ag.decided || ag.send_errno != MPI_SUCCESS;
 }
 
@@ -310,13 +394,12 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
         return mpi_errno;
     ag.recovering = 1;
     ag.decided = 0;
+    ag.passed_on = ag.passed_to_any = 0;
+    ag.join_target = -1;
     ag.send_errno = MPI_SUCCESS;
     /* the joins kept from others start from this process's own epoch */
-    if (ag.best_epoch < ag.epoch) {
-        ag.best_epoch = ag.epoch;
-        memcpy(ag.best_world_dead, ag.world_dead, ag.nbytes);
-    }
-    send_join();
+    note_best(ag.epoch, ag.world_dead);
+    note_join(MPIR_Process.rank, ag.epoch);
     mpi_errno = MPID_FT_wait(agree_step, NULL, "the recovery agreement");
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = ag.send_errno;
@@ -328,14 +411,13 @@ int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** p
     apply_decision();
     /* the others' way out of the agreement: it must leave this process
      * even if the application stops calling MPI right after */
-    if (ag.join_target == MPIR_Process.rank) {
+    if (ag.passed_to_any) {
         mpi_errno = MPID_FT_flush(MPID_FT_CHANNEL_RECOVERY);
         if (mpi_errno != MPI_SUCCESS)
             return mpi_errno;
     }
-    *decider = ag.join_target;
+    *decider = ag.decider;
     ag.recovering = 0;
-    ag.join_target = -1;
     *epoch = ag.decided_epoch;
     *dead = ag.decided_dead;
     *prev = ag.decided_prev;
