@@ -39,8 +39,10 @@ typedef struct {
     MPIDI_FTDEV_ctrl_msg_t msg;         /* and the payload */
 } outgoing_t;
 
-/* Per channel of the layers above, their messages UCX has not let go of. */
+/* Per channel of the layers above, and per type, the messages UCX has
+ * not let go of. */
 static int channel_in_flight[MPID_FT_NUM_CHANNELS];
+static int type_in_flight[NUM_TYPES];
 
 static int is_channel_message(const MPIDI_FTDEV_ctrl_msg_t * msg)
 {
@@ -48,12 +50,22 @@ static int is_channel_message(const MPIDI_FTDEV_ctrl_msg_t * msg)
         msg->pid < MPID_FT_NUM_CHANNELS;
 }
 
-int MPID_FT_flush(MPID_FT_channel_t channel)
+static int wait_until_sent(const int *in_flight)
 {
     int mpi_errno = MPI_SUCCESS;
-    while (channel_in_flight[channel] > 0 && mpi_errno == MPI_SUCCESS)
+    while (*in_flight > 0 && mpi_errno == MPI_SUCCESS)
         mpi_errno = MPID_Progress_test(NULL);
     return mpi_errno;
+}
+
+int MPID_FT_flush(MPID_FT_channel_t channel)
+{
+    return wait_until_sent(&channel_in_flight[channel]);
+}
+
+int MPIDI_FTDEV_ctrl_flush(int type)
+{
+    return wait_until_sent(&type_in_flight[type]);
 }
 
 static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
@@ -61,6 +73,7 @@ static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
     /* a control message lost on the way is recovered from by the
      * protocols' own resends; the trace says that it happened */
     outgoing_t *out = user_data;
+    type_in_flight[out->msg.type]--;
     if (is_channel_message(&out->msg))
         channel_in_flight[out->msg.pid]--;
     if (status != UCS_OK)
@@ -113,10 +126,13 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
         r = NULL;
     }
     /* UCX keeps `out` until ctrl_sent_cb only when it returned a request */
-    if (r == NULL)
+    if (r == NULL) {
         MPL_free(out);
-    else if (is_channel_message(&out->msg))
-        channel_in_flight[out->msg.pid]++;
+    } else {
+        type_in_flight[type]++;
+        if (is_channel_message(&out->msg))
+            channel_in_flight[out->msg.pid]++;
+    }
     if (request)
         *request = r;
     else if (r)

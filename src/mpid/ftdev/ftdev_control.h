@@ -37,6 +37,12 @@ void MPIDI_FTDEV_ctrl_register(int type, MPIDI_FTDEV_ctrl_handler_t handler,
 int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size_t len,
                           ucs_status_ptr_t * request);
 
+/* Returns once UCX let go of every control message of `type` sent so far
+ * (handed it to the peer's transport, or ended it with the peer's
+ * failure): a protocol step that others wait for must leave a process
+ * that goes back to the application. */
+int MPIDI_FTDEV_ctrl_flush(int type);
+
 /* Passes control message `type` about `about` on to this process's
  * neighbours in the binomial graph of comm's ranks (of process ids when
  * comm is NULL), for news that every process must hear. */

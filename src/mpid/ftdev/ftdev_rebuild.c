@@ -6,7 +6,12 @@
  * REBUILD: failed processes are replaced by new ones, which take over
  * their ranks. After the survivors agree on the dead (ftmpi_agree.c), the
  * process that decided coordinates:
- *   1. every other survivor moves to the new epoch, then sends READY;
+ *   1. every other survivor moves to the new epoch, then sends READY up a
+ *      tree of the survivors rooted at the coordinator, once the survivors
+ *      of its subtree did (the binomial tree of the process ids counted
+ *      from the coordinator's; a process's parent is its nearest ancestor
+ *      that is a live survivor, and it sends READY again when that one
+ *      fails); a READY names every survivor it stands for;
  *   2. the coordinator publishes its worker address in the launcher's name
  *      service and asks the launcher for one new process per dead one
  *      (PMI spawn, the path of MPI_Comm_spawn: same executable and
@@ -15,11 +20,13 @@
  *      address is;
  *   3. each replacement, in MPI_Init, connects to the coordinator and sends
  *      HELLO with its own address;
- *   4. with READY from every survivor and HELLO from every replacement, the
- *      coordinator sends WELCOME (every address, the job's modes) to each
- *      replacement and REBUILT (the replacements' addresses) to each
- *      survivor. Everyone connects to the replacements; MPI_COMM_WORLD has
- *      its size again and every rank a live process.
+ *   4. with READY for every survivor and HELLO from every replacement, the
+ *      coordinator sends REBUILT (the replacements' addresses) to each
+ *      survivor whose READY came to it directly, each of which passes it on
+ *      the same way, and WELCOME (every address, the job's modes) to each
+ *      replacement. A process holding REBUILT answers a late READY with it.
+ *      Everyone connects to the replacements; MPI_COMM_WORLD has its size
+ *      again and every rank a live process.
  * READY comes after the survivor dropped what the dead had sent it, so
  * nothing a replacement sends can be taken for the dead process's.
  *
@@ -28,7 +35,7 @@
  * rebuild, and the next recovery replaces that process. If the coordinator
  * dies before REBUILT, the survivors agree again and the next coordinator
  * starts over; its replacements see it die and leave. WELCOME goes out only
- * after every REBUILT, so if it dies half-way through the REBUILTs, no
+ * after the coordinator's REBUILTs, so if it dies half-way through them, no
  * replacement has joined: those leave, the survivors that installed them
  * see that as a failure, and the next recovery makes every view the same.
  * A replacement that never says HELLO within
@@ -68,8 +75,11 @@ cvars:
 
 static struct {
     int allocated;
-    /* the coordinator's view of the others, per process id */
+    /* per process id: the epoch of the last READY that named it (a
+     * survivor stands for its subtree, the coordinator for everyone), and
+     * of the last it sent here (REBUILT goes back to it) */
     uint32_t *ready_epoch;
+    uint32_t *ready_from;
     uint32_t *hello_epoch;
     void **hello_address;
     size_t *hello_len;
@@ -78,8 +88,10 @@ static struct {
     uint8_t *hello_died;
 } rb;
 
-/* the last WELCOME or REBUILT, as received */
+/* the last WELCOME or REBUILT, as received (a coordinator's REBUILT, as
+ * sent) */
 static MPIDI_FTDEV_rb_msg_t *last_received;
+static size_t last_received_len;
 
 int MPIDI_FTDEV_rb_alloc_state(void)
 {
@@ -87,18 +99,19 @@ int MPIDI_FTDEV_rb_alloc_state(void)
     if (rb.allocated)
         return MPI_SUCCESS;
     rb.ready_epoch = MPL_malloc(n * sizeof(uint32_t), MPL_MEM_OTHER);
+    rb.ready_from = MPL_malloc(n * sizeof(uint32_t), MPL_MEM_OTHER);
     rb.hello_epoch = MPL_malloc(n * sizeof(uint32_t), MPL_MEM_OTHER);
     rb.hello_address = MPL_calloc(n, sizeof(void *), MPL_MEM_OTHER);
     rb.hello_len = MPL_calloc(n, sizeof(size_t), MPL_MEM_OTHER);
     rb.hello_hb = MPL_calloc(n, sizeof(MPIDI_FTDEV_hb_contact_t), MPL_MEM_OTHER);
     rb.hello_ep = MPL_calloc(n, sizeof(ucp_ep_h), MPL_MEM_OTHER);
     rb.hello_died = MPL_calloc(n, 1, MPL_MEM_OTHER);
-    if (!rb.ready_epoch || !rb.hello_epoch || !rb.hello_address || !rb.hello_len || !rb.hello_hb ||
+    if (!rb.ready_epoch || !rb.ready_from || !rb.hello_epoch || !rb.hello_address || !rb.hello_len || !rb.hello_hb ||
         !rb.hello_ep || !rb.hello_died)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", 0);
     for (int p = 0; p < n; p++)
-        rb.ready_epoch[p] = rb.hello_epoch[p] = NO_EPOCH;
+        rb.ready_epoch[p] = rb.ready_from[p] = rb.hello_epoch[p] = NO_EPOCH;
     rb.allocated = 1;
     return MPI_SUCCESS;
 }
@@ -163,9 +176,26 @@ static void rebuild_message(int from, int about, const void *buf, size_t len)
                   m->kind == MPIDI_FTDEV_RB_HELLO ? "hello" :
                   m->kind == MPIDI_FTDEV_RB_WELCOME ? "welcome" : "rebuilt", m->epoch, from);
     switch (m->kind) {
-        case MPIDI_FTDEV_RB_READY:
-            rb.ready_epoch[from] = m->epoch;
-            break;
+        case MPIDI_FTDEV_RB_READY:{
+                const uint8_t *ready = (const uint8_t *) (m + 1);
+                if (len != sizeof(*m) + MPID_FT_SET_BYTES(MPIDI_FTDEV_global.num_pids)) {
+                    fprintf(stderr, "FT-MPICH: rank %d: dropped a READY of %zu bytes from "
+                            "rank %d (malformed)\n", MPIDI_FTDEV_global.my_pid, len, from);
+                    return;
+                }
+                for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+                    if (MPID_FT_set_has(ready, p) &&
+                        (rb.ready_epoch[p] == NO_EPOCH || rb.ready_epoch[p] < m->epoch))
+                        rb.ready_epoch[p] = m->epoch;
+                rb.ready_from[from] = m->epoch;
+                /* its parent failed after passing READY on, or this one is
+                 * done: the REBUILT of that epoch, if this process holds it */
+                if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, m->epoch)) {
+                    MPID_FT_TRACE("rebuild: rebuilt epoch %u again for %d", m->epoch, from);
+                    MPIDI_FTDEV_rb_send(from, last_received, last_received_len);
+                }
+                break;
+            }
         case MPIDI_FTDEV_RB_HELLO:{
                 const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (m + 1);
                 void *address = MPL_malloc(e->address_len, MPL_MEM_ADDRESS);
@@ -181,12 +211,16 @@ static void rebuild_message(int from, int about, const void *buf, size_t len)
             }
         case MPIDI_FTDEV_RB_WELCOME:
         case MPIDI_FTDEV_RB_REBUILT:{
+                /* (a copy of one held is left alone: it may be being read) */
+                if (MPIDI_FTDEV_rb_received(m->kind, m->epoch))
+                    return;
                 MPIDI_FTDEV_rb_msg_t *copy = MPL_malloc(len, MPL_MEM_OTHER);
                 if (copy == NULL)
                     return;
                 memcpy(copy, m, len);
                 MPL_free(last_received);
                 last_received = copy;
+                last_received_len = len;
                 break;
             }
     }
@@ -278,56 +312,139 @@ static void pathological(const char *what)
     MPID_Abort(MPIR_Process.comm_world, MPI_SUCCESS, 1, msg);
 }
 
-typedef struct {
-    uint32_t epoch;
-    int coordinator;
-} rebuilt_wait_t;
-
-/* REBUILT arrived, or the coordinator failed (the rebuild starts again) */
-static int rebuilt_or_coordinator_gone(void *arg)
-{
-    rebuilt_wait_t *w = arg;
-    return MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, w->epoch) ||
-        MPIDI_FTDEV_global.peer_state[w->coordinator] != MPIDI_FTDEV_PEER_ALIVE;
-}
-
-static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, int *again)
-{
-    int mpi_errno = MPI_SUCCESS;
-    size_t len;
-    MPIDI_FTDEV_rb_msg_t *ready = MPIDI_FTDEV_rb_new_msg(MPIDI_FTDEV_RB_READY, epoch, 0, &len);
-
-    MPIR_ERR_CHKANDJUMP(ready == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    test_death_point("before-ready");
-    mpi_errno = MPIDI_FTDEV_rb_send(coordinator, ready, len);
-    MPL_free(ready);
-    MPIR_ERR_CHECK(mpi_errno);
-
-    rebuilt_wait_t w = {.epoch = epoch,.coordinator = coordinator };
-    mpi_errno = MPID_FT_wait(rebuilt_or_coordinator_gone, &w, "the rebuild's REBUILT");
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch)) {
-        *again = 1;
-        goto fn_exit;
-    }
-    const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (last_received + 1);
-    for (uint32_t i = 0; i < last_received->count; i++, e = MPIDI_FTDEV_rb_next_entry(e)) {
-        mpi_errno = install(e->pid, e + 1, e->address_len, NULL, &e->heartbeat);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
 /* A survivor the coordinator waits for: alive, not leaving, not itself. */
 static int awaited_survivor(const uint8_t * dead, int pid)
 {
     return pid != MPIDI_FTDEV_global.my_pid && !MPID_FT_set_has(dead, pid) &&
         MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
         !MPIDI_FTDEV_global.peer_finalizing[pid];
+}
+
+/* ---- the survivors' tree: process ids counted from the coordinator's ---- */
+
+typedef struct {
+    uint32_t epoch;
+    int coordinator;
+    const uint8_t *dead;
+    int sent_to;                /* the parent it last sent READY to; -1: none yet */
+    int mpi_errno;
+} survivor_wait_t;
+
+static int pid_at(const survivor_wait_t * w, int v)
+{
+    return (w->coordinator + v) % MPIDI_FTDEV_global.num_pids;
+}
+
+/* Its nearest ancestor that is a live survivor (the coordinator at last). */
+static int ready_parent(const survivor_wait_t * w)
+{
+    int n = MPIDI_FTDEV_global.num_pids;
+    int v = (MPIDI_FTDEV_global.my_pid - w->coordinator + n) % n;
+    int a = v & (v - 1);
+    while (a != 0 && !awaited_survivor(w->dead, pid_at(w, a)))
+        a = a & (a - 1);
+    return pid_at(w, a);
+}
+
+/* READY came for every live survivor of its subtree. */
+static int subtree_ready(const survivor_wait_t * w)
+{
+    int n = MPIDI_FTDEV_global.num_pids;
+    int v = (MPIDI_FTDEV_global.my_pid - w->coordinator + n) % n;
+    int end = MPL_MIN(v + (v & -v), n);
+    for (int u = v + 1; u < end; u++) {
+        int pid = pid_at(w, u);
+        if (awaited_survivor(w->dead, pid) && rb.ready_epoch[pid] != w->epoch)
+            return 0;
+    }
+    return 1;
+}
+
+/* READY for itself and every survivor it has READY for. */
+static int send_ready(int to, uint32_t epoch)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = MPIDI_FTDEV_global.num_pids;
+    size_t len;
+    MPIDI_FTDEV_rb_msg_t *ready = MPIDI_FTDEV_rb_new_msg(MPIDI_FTDEV_RB_READY, epoch,
+                                                         MPID_FT_SET_BYTES(n), &len);
+
+    MPIR_ERR_CHKANDJUMP(ready == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    uint8_t *set = (uint8_t *) (ready + 1);
+    MPID_FT_set_add(set, MPIDI_FTDEV_global.my_pid);
+    for (int p = 0; p < n; p++)
+        if (rb.ready_epoch[p] == epoch)
+            MPID_FT_set_add(set, p);
+    mpi_errno = MPIDI_FTDEV_rb_send(to, ready, len);
+    MPL_free(ready);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* READY goes up once the subtree is ready, again to a new parent; the
+ * wait ends with REBUILT, or when the coordinator failed (the rebuild
+ * starts again) */
+static int ready_step(void *arg)
+{
+    survivor_wait_t *w = arg;
+
+    if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, w->epoch) ||
+        MPIDI_FTDEV_global.peer_state[w->coordinator] != MPIDI_FTDEV_PEER_ALIVE)
+        return 1;
+    if (!subtree_ready(w))
+        return 0;
+    int parent = ready_parent(w);
+    if (parent != w->sent_to) {
+        if (w->sent_to < 0)
+            test_death_point("before-ready");
+        w->mpi_errno = send_ready(parent, w->epoch);
+        if (w->mpi_errno != MPI_SUCCESS)
+            return 1;
+        w->sent_to = parent;
+    }
+    return 0;
+}
+
+/* REBUILT goes back to each survivor whose READY came here. */
+static int pass_rebuilt_on(uint32_t epoch, const uint8_t * dead)
+{
+    int mpi_errno = MPI_SUCCESS;
+    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids && mpi_errno == MPI_SUCCESS; pid++)
+        if (rb.ready_from[pid] == epoch && awaited_survivor(dead, pid)) {
+            mpi_errno = MPIDI_FTDEV_rb_send(pid, last_received, last_received_len);
+        }
+    return mpi_errno;
+}
+
+static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, const uint8_t * dead,
+                                      int *again)
+{
+    int mpi_errno = MPI_SUCCESS;
+    survivor_wait_t w = {.epoch = epoch,.coordinator = coordinator,.dead = dead,.sent_to = -1 };
+
+    mpi_errno = MPID_FT_wait(ready_step, &w, "the rebuild's REBUILT");
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = w.mpi_errno;
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch)) {
+        *again = 1;
+        goto fn_exit;
+    }
+    mpi_errno = pass_rebuilt_on(epoch, dead);
+    MPIR_ERR_CHECK(mpi_errno);
+    const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (last_received + 1);
+    for (uint32_t i = 0; i < last_received->count; i++, e = MPIDI_FTDEV_rb_next_entry(e)) {
+        mpi_errno = install(e->pid, e + 1, e->address_len, NULL, &e->heartbeat);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    /* the survivors below wait for what was passed on */
+    mpi_errno = MPIDI_FTDEV_ctrl_flush(MPIDI_FTDEV_CTRL_REBUILD);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 /* Everyone answered; or else, with late non-NULL, who did not. */
@@ -393,10 +510,11 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
         welcome->count++;
     }
 
-    /* survivors first: they were waiting; then the replacements, which
-     * become this process's peers */
+    /* survivors first (those whose READY came here; they pass it on):
+     * they were waiting; then the replacements, which become this
+     * process's peers */
     for (int pid = 0; pid < n; pid++) {
-        if (awaited_survivor(dead, pid)) {
+        if (rb.ready_from[pid] == epoch && awaited_survivor(dead, pid)) {
             mpi_errno = MPIDI_FTDEV_rb_send(pid, rebuilt, sizeof(*rebuilt) + rebuilt_len);
             MPIR_ERR_CHECK(mpi_errno);
             test_death_point("mid-announce");
@@ -412,6 +530,12 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
         mpi_errno = MPIDI_FTDEV_rb_send(pid, welcome, sizeof(*welcome) + welcome_len);
         MPIR_ERR_CHECK(mpi_errno);
     }
+
+    /* kept to answer a READY that comes late */
+    MPL_free(last_received);
+    last_received = rebuilt;
+    last_received_len = sizeof(*rebuilt) + rebuilt_len;
+    rebuilt = NULL;
 
   fn_exit:
     MPL_free(welcome);
@@ -508,6 +632,8 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
     MPIR_ERR_CHECK(mpi_errno);
     if (k > 0)
         MPIDI_FTDEV_publish_address(epoch, 0, &nchunks);
+    mpi_errno = MPIDI_FTDEV_ctrl_flush(MPIDI_FTDEV_CTRL_REBUILD);
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPL_free(pids);
@@ -525,7 +651,7 @@ int MPID_FT_rebuild_world(uint32_t epoch, const uint8_t * dead, int coordinator,
     if (coordinator == MPIDI_FTDEV_global.my_pid)
         mpi_errno = coordinate(epoch, dead);
     else
-        mpi_errno = survivor_waits_for_rebuilt(epoch, coordinator, again);
+        mpi_errno = survivor_waits_for_rebuilt(epoch, coordinator, dead, again);
 
   fn_exit:
     return mpi_errno;
