@@ -18,24 +18,31 @@
  * A member that may never hear from everyone runs the termination
  * protocol: when a failure ends the collective (a member died, or, in
  * AUTO/MANUAL mode, any failure is recognized) while it is undecided, it
- * asks every live member what it knows. To keep that from costing every
- * member n messages, a member first asks only the lowest live member: if
- * that one is undecided inside a blocking collective of this commit, it
- * will run the protocol itself, and its decision comes to the asker; if it
- * is not (it has not entered, or waits elsewhere), or it dies, the asker
- * asks every live member after all. A member that knows nothing
- * answers so, and is "sealed": it will not decide COMMIT from its own
- * rounds any more (it runs the termination protocol itself instead). If
- * any answer is COMMIT, that is the decision; else ABORT. This is safe
- * because a member that decided COMMIT did so before the query reached it
- * (then it answers COMMIT) or could not (it was sealed): a query therefore
- * sees every COMMIT of a member alive to answer it. Answers come from the
- * message handler, so members that already returned, or never entered the
- * collective (a process that knew of the failure refused it at once),
- * answer too. Decisions are unanimous, so the first decided answer ends
- * the protocol; a member that answered undecided sends its decision to the
- * askers once it has one, and a no heard during the protocol decides
- * ABORT: an asker then does not wait for a member that cannot answer.
+ * needs what every live member knows. The members form a binomial tree of
+ * their ranks counted from the lowest live member L (a member's parent
+ * clears its lowest set bit, skipping members known to have failed). An
+ * undecided member asks its parent: if that one is undecided inside a
+ * blocking collective of this commit, it runs the protocol itself (asking
+ * its own parent), and its decision comes down to the asker; if it is not
+ * (it has not entered, or waits elsewhere), or it dies, the asker runs the
+ * protocol's sweep itself. L runs the sweep: SWEEP goes down the tree
+ * (each carries the process ids of the receiver's subtree; a member that
+ * learns that a child it swept died sweeps that child's children), each
+ * member answers REPORT once its subtree has, and a decided member
+ * answers with its decision at once. A member that knows nothing answers
+ * so, and is "sealed": it will not decide COMMIT from its own rounds any
+ * more (it runs the termination protocol itself instead). If any answer
+ * is COMMIT, that is the decision; else ABORT. This is safe because a
+ * member that decided COMMIT did so before the sweep reached it (then it
+ * answers COMMIT) or could not (it was sealed): a sweep therefore sees
+ * every COMMIT of a member alive to answer it. Answers come from the
+ * message handler and a progress hook, so members that already returned,
+ * or never entered the collective (a process that knew of the failure
+ * refused it at once), answer too. Decisions are unanimous, so the first
+ * decided answer ends the protocol; a member that answered undecided sends
+ * its decision to the askers once it has one, and a no heard during the
+ * protocol decides ABORT: an asker then does not wait for a member that
+ * cannot answer. Each member sends and receives O(log n) messages.
  */
 
 #include "mpiimpl.h"
@@ -43,12 +50,16 @@
 #include "ftmpi_coll.h"
 
 enum { UNDECIDED = 0, COMMIT, ABORT };
-enum { VOTE = 1, QUERY, STATE };
+enum { VOTE = 1, QUERY, STATE, SWEEP, REPORT };
 
 /* One message of the protocol. VOTE: the sender's AND of the votes it
  * knows, in dissemination round `round`; QUERY: what do you know;
  * STATE: the answer, value = decision; when undecided, round 1 says the
- * sender decides by itself (a blocking collective of its drives it). */
+ * sender decides by itself (a blocking collective of its drives it).
+ * SWEEP (round = the sweep's root) carries the process ids of the
+ * receiver's subtree, itself first; REPORT (round = the root) answers it,
+ * value = the decision or UNDECIDED for the whole subtree. A COMMIT of a
+ * shared output in STATE or REPORT carries the output. */
 typedef struct {
     uint32_t type;
     uint32_t context_id;
@@ -70,14 +81,14 @@ typedef struct record {
                                  * termination protocol */
     uint32_t rounds_heard;      /* bit k: the VOTE of round k arrived */
     int all_yes;                /* AND of the votes heard */
-    uint8_t *answered;          /* termination: by process id */
+    int terminating;            /* this process runs the termination protocol */
+    int sweeps;                 /* sweeps under way here (the record stays while any is) */
     int driving;                /* a blocking collective of this process runs this commit,
                                  * or will once its part is done */
     int delegate;               /* termination: the process asked alone (-1: everyone) */
     enum { NO_ANSWER, DRIVES, IDLE } delegate_answer;   /* its undecided answer */
     uint8_t *waiting;           /* by process id: asked while this one was undecided, and
                                  * is told the decision when it is made */
-    int any_commit;
     /* a collective with a shared output: the output this member keeps for
      * others once it has one (its own, or one fetched) */
     int shared;
@@ -132,7 +143,7 @@ static record_t *reclaim_oldest_decided(void)
         oldest = r->younger;
         if (oldest == NULL)
             youngest = NULL;
-        if (r->decision == UNDECIDED || r->held) {
+        if (r->decision == UNDECIDED || r->held || r->sweeps) {
             append_youngest(r);
             continue;
         }
@@ -140,7 +151,6 @@ static record_t *reclaim_oldest_decided(void)
         while (*link != r)
             link = &(*link)->next_in_bucket;
         *link = r->next_in_bucket;
-        MPL_free(r->answered);
         MPL_free(r->waiting);
         void *result_mem = r->result_mem;
         size_t capacity = r->result_capacity;
@@ -237,6 +247,251 @@ static int keep_result(record_t * r, const void *result, size_t len)
     return MPI_SUCCESS;
 }
 
+/* ---- the sweep --------------------------------------------------------------- */
+
+/* One sweep of one commit through this process: the subtree it covers
+ * (process ids, itself first) and the children it waits for, each with
+ * the part of the subtree under it. */
+typedef struct sweep {
+    struct sweep *next;
+    record_t *r;
+    int root;                   /* process id of the member that started it */
+    int parent;                 /* process id it reports to; -1 at the root */
+    int npids;
+    int *pids;
+    int npending;
+    struct pending {
+        int pid, first, end;
+    } *pending;
+    int nswept;
+    int *swept;                 /* the children it sent SWEEP to: they hear the decision */
+    int reported;               /* its subtree's UNDECIDED went to the parent */
+} sweep_t;
+
+static sweep_t *sweeps;
+static int sweep_hook = -1;
+static unsigned sweep_failures_seen;
+
+/* A SWEEP or REPORT; a SWEEP carries pids[first, end). */
+static void send_sweep_msg(int to, int type, record_t * r, int root, const int *pids, int n)
+{
+    if (type == REPORT) {
+        int with_output = r->decision == COMMIT && r->has_result;
+        send_with(to, REPORT, r, root, r->decision, r->result, with_output ? r->result_len : 0);
+        return;
+    }
+    size_t len = sizeof(commit_msg_t) + n * sizeof(int);
+    commit_msg_t *m = MPL_malloc(len, MPL_MEM_COLL);
+    if (m == NULL) {
+        if (r->send_errno == MPI_SUCCESS)
+            r->send_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
+                                                 __LINE__, MPI_ERR_OTHER, "**nomem", 0);
+        return;
+    }
+    *m = (commit_msg_t) {
+        .type = SWEEP,.context_id = r->context_id,.epoch = r->epoch,.instance = r->instance,
+        .seq = r->seq,.round = root,.value = UNDECIDED
+    };
+    memcpy(m + 1, pids, n * sizeof(int));
+    int mpi_errno = MPID_FT_send(to, MPID_FT_CHANNEL_COMMIT, m, len);
+    if (mpi_errno != MPI_SUCCESS && r->send_errno == MPI_SUCCESS)
+        r->send_errno = mpi_errno;
+    MPL_free(m);
+}
+
+static void sweep_range(sweep_t * s, int first, int end);
+
+/* Sweeps the subtrees of the children of the member at pids[first] (its
+ * subtree is pids[first, end)): pids[first + k, first + 2k) for k = 1,
+ * 2, 4, ... */
+static void sweep_children(sweep_t * s, int first, int end)
+{
+    for (int k = 1; first + k < end; k <<= 1)
+        sweep_range(s, first + k, MPL_MIN(first + 2 * k, end));
+}
+
+/* Sweeps the subtree pids[first, end) of s: its top member, or, when
+ * that one is known to have failed, its children's subtrees. */
+static void sweep_range(sweep_t * s, int first, int end)
+{
+    int pid = s->pids[first];
+    if (MPIR_FTMPI_known_dead(pid)) {
+        sweep_children(s, first, end);
+        return;
+    }
+    send_sweep_msg(pid, SWEEP, s->r, s->root, s->pids + first, end - first);
+    s->pending[s->npending++] = (struct pending) {
+    pid, first, end};
+    s->swept[s->nswept++] = pid;
+}
+
+static int sweep_progress(int *made_progress);
+
+static void free_sweep(sweep_t * s)
+{
+    if (s == NULL)
+        return;
+    MPL_free(s->pids);
+    MPL_free(s->swept);
+    MPL_free(s->pending);
+    MPL_free(s);
+}
+
+/* Starts a sweep of pids[0, n) (pids[0] is this process) for root, to be
+ * reported to parent (-1: this process is the root). */
+static sweep_t *start_sweep(record_t * r, int root, int parent, const int *pids, int n)
+{
+    sweep_t *s = MPL_calloc(1, sizeof(*s), MPL_MEM_COLL);
+    if (s) {
+        s->pids = MPL_malloc(n * sizeof(int), MPL_MEM_COLL);
+        s->swept = MPL_malloc(n * sizeof(int), MPL_MEM_COLL);
+        s->pending = MPL_malloc(n * sizeof(struct pending), MPL_MEM_COLL);
+    }
+    if (s == NULL || !s->pids || !s->swept || !s->pending ||
+        (sweep_hook < 0 && MPIR_Progress_hook_register(sweep_progress, &sweep_hook))) {
+        free_sweep(s);
+        if (r->send_errno == MPI_SUCCESS)
+            r->send_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
+                                                 __LINE__, MPI_ERR_OTHER, "**nomem", 0);
+        return NULL;
+    }
+    s->r = r;
+    s->root = root;
+    s->parent = parent;
+    s->npids = n;
+    memcpy(s->pids, pids, n * sizeof(int));
+    r->sweeps++;
+    s->next = sweeps;
+    sweeps = s;
+    MPID_FT_TRACE("commit %x/%u/%u/%u: sweep of %d members for %d", r->context_id, r->epoch,
+                  r->instance, r->seq, n, root);
+    sweep_children(s, 0, n);
+    MPIR_Progress_hook_activate(sweep_hook);
+    return s;
+}
+
+static sweep_t *find_sweep(record_t * r, int root)
+{
+    for (sweep_t *s = sweeps; s; s = s->next)
+        if (s->r == r && s->root == root)
+            return s;
+    return NULL;
+}
+
+/* A child's REPORT: a decision decides (the hook passes it on); an
+ * UNDECIDED one completes the child's part of the subtree. */
+static void sweep_reported(sweep_t * s, int from, int value)
+{
+    if (value != UNDECIDED) {
+        if (s->r->decision == UNDECIDED)
+            s->r->decision = value;
+        return;
+    }
+    for (int i = 0; i < s->npending; i++)
+        if (s->pending[i].pid == from) {
+            s->pending[i] = s->pending[--s->npending];
+            return;
+        }
+}
+
+/* Advances one sweep; 1 when it is over here. */
+static int sweep_step(sweep_t * s, int look_at_failures)
+{
+    record_t *r = s->r;
+
+    if (r->decision != UNDECIDED) {
+        /* up, and down to every child: all of them learn it */
+        if (s->parent >= 0)
+            send_sweep_msg(s->parent, REPORT, r, s->root, NULL, 0);
+        for (int i = 0; i < s->nswept; i++)
+            if (!MPIR_FTMPI_known_dead(s->swept[i]))
+                send_sweep_msg(s->swept[i], REPORT, r, s->root, NULL, 0);
+        return 1;
+    }
+    if (s->parent >= 0 && MPIR_FTMPI_known_dead(s->root))
+        return 1;       /* moot: its root asks nobody any more */
+    if (look_at_failures)
+        for (int i = 0; i < s->npending; i++)
+            if (MPIR_FTMPI_known_dead(s->pending[i].pid)) {
+                struct pending dead = s->pending[i];
+                s->pending[i--] = s->pending[--s->npending];
+                sweep_children(s, dead.first, dead.end);
+            }
+    if (s->npending > 0)
+        return 0;
+    if (s->parent < 0) {
+        /* every live member answered undecided, sealed: none can commit */
+        r->decision = ABORT;
+        return 1;
+    }
+    if (!s->reported) {
+        send_sweep_msg(s->parent, REPORT, r, s->root, NULL, 0);
+        s->reported = 1;
+    }
+    return 0;
+}
+
+static int sweep_progress(int *made_progress)
+{
+    static int running;
+    unsigned failures = MPID_FT_failure_count();
+    int look = failures != sweep_failures_seen;
+
+    if (running)
+        return MPI_SUCCESS;
+    running = 1;
+    sweep_failures_seen = failures;
+    for (sweep_t ** p = &sweeps; *p;) {
+        sweep_t *s = *p;
+        if (!sweep_step(s, look)) {
+            p = &s->next;
+            continue;
+        }
+        *p = s->next;
+        s->r->sweeps--;
+        free_sweep(s);
+        *made_progress = 1;
+    }
+    if (sweeps == NULL)
+        MPIR_Progress_hook_deactivate(sweep_hook);
+    running = 0;
+    return MPI_SUCCESS;
+}
+
+/* A SWEEP from `from`: a decided member answers at once; any other is
+ * sealed and sweeps its subtree (again to a new parent, for the same
+ * root: the old one failed). */
+static void swept(record_t * r, int from, int root, const int *pids, int n)
+{
+    if (r->decision != UNDECIDED) {
+        send_sweep_msg(from, REPORT, r, root, NULL, 0);
+        return;
+    }
+    r->sealed = 1;
+    sweep_t *s = find_sweep(r, root);
+    if (s) {
+        s->parent = from;
+        if (s->reported)
+            send_sweep_msg(from, REPORT, r, root, NULL, 0);
+        return;
+    }
+    start_sweep(r, root, from, pids, n);
+}
+
+/* A COMMIT of a shared output brings the output, which a member whose own
+ * part failed (or that passes it on) needs; 0 when it does not fit. */
+static int take_output(record_t * r, const void *result, size_t len)
+{
+    if (r->has_result || len == 0)
+        return 1;
+    if (r->shared && len != r->result_len)
+        return 0;
+    if (keep_result(r, result, len) != MPI_SUCCESS)
+        return 0;
+    r->result_len = len;
+    return 1;
+}
+
 static void drop_message(int from, const char *why)
 {
     fprintf(stderr, "FT-MPICH: rank %d: dropped a commit message from rank %d: %s\n",
@@ -255,10 +510,16 @@ static void commit_message(int from, const void *buf, size_t len)
     memcpy(&m, buf, sizeof(m));
     const void *result = (const char *) buf + sizeof(m);
     size_t result_len = len - sizeof(m);
-    if (result_len > 0 && (m.type != STATE || m.value != COMMIT))
-        return drop_message(from, "wrong length");
-    if (m.type < VOTE || m.type > STATE)
+    if (m.type < VOTE || m.type > REPORT)
         return drop_message(from, "unknown type");
+    if (m.type == SWEEP ? (result_len == 0 || result_len % sizeof(int) != 0 ||
+                           result_len / sizeof(int) > (size_t) MPIR_Process.size) :
+        result_len > 0 && ((m.type != STATE && m.type != REPORT) || m.value != COMMIT))
+        return drop_message(from, "wrong length");
+    if ((m.type == SWEEP || m.type == REPORT) && m.round >= (uint32_t) MPIR_Process.size)
+        return drop_message(from, "bad root");
+    if (m.type == REPORT && m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT)
+        return drop_message(from, "bad report");
     if (m.type == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
         return drop_message(from, "bad vote");
     if (m.type == STATE && ((m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT) ||
@@ -269,7 +530,8 @@ static void commit_message(int from, const void *buf, size_t len)
         return drop_message(from, "out of memory");
     MPID_FT_TRACE("commit %x/%u/%u/%u: %s %d (round %u) from %d", m.context_id, m.epoch,
                   m.instance, m.seq, m.type == VOTE ? "vote" : m.type == QUERY ? "query" :
-                  "state", m.value, m.round, from);
+                  m.type == STATE ? "state" : m.type == SWEEP ? "sweep" : "report", m.value,
+                  m.round, from);
     switch (m.type) {
         case VOTE:
             r->rounds_heard |= 1u << m.round;
@@ -286,28 +548,43 @@ static void commit_message(int from, const void *buf, size_t len)
             send_state(from, r);
             break;
         case STATE:
-            /* a COMMIT of a shared output brings the output, which a
-             * member whose own part failed needs */
-            if (r->shared && m.value == COMMIT && !r->has_result) {
-                if (result_len != r->result_len)
-                    return drop_message(from, "shared output of the wrong length");
-                if (keep_result(r, result, result_len) != MPI_SUCCESS)
-                    return drop_message(from, "out of memory for the shared output");
-                MPID_FT_TRACE("commit %x/%u/%u/%u: output (%zu bytes) from %d", m.context_id,
-                              m.epoch, m.instance, m.seq, result_len, from);
-            }
+            if (m.value == COMMIT && !take_output(r, result, result_len))
+                return drop_message(from, "shared output of the wrong length, or no memory");
             /* decisions are unanimous: a member that knows one ends the
-             * asker's termination protocol, whoever else has not answered */
-            if (r->answered && m.value != UNDECIDED && r->decision == UNDECIDED)
+             * asker's termination protocol */
+            if (r->terminating && m.value != UNDECIDED && r->decision == UNDECIDED)
                 r->decision = m.value;
-            if (r->answered && !r->answered[from]) {
-                r->answered[from] = 1;
-                r->any_commit |= m.value == COMMIT;
-            }
             /* the latest word counts: one that gave up driving says so */
             if (from == r->delegate && m.value == UNDECIDED)
                 r->delegate_answer = m.round ? DRIVES : IDLE;
             break;
+        case SWEEP:{
+                int n = result_len / sizeof(int);
+                int *pids = MPL_malloc(result_len, MPL_MEM_COLL);
+                if (pids == NULL)
+                    return drop_message(from, "out of memory");
+                memcpy(pids, result, result_len);
+                int bad = pids[0] != MPIR_Process.rank;
+                for (int i = 0; i < n; i++)
+                    bad |= pids[i] < 0 || pids[i] >= MPIR_Process.size;
+                if (!bad)
+                    swept(r, from, m.round, pids, n);
+                MPL_free(pids);
+                if (bad)
+                    return drop_message(from, "a sweep of processes that do not exist here");
+                break;
+            }
+        case REPORT:{
+                if (m.value == COMMIT && !take_output(r, result, result_len))
+                    return drop_message(from, "shared output of the wrong length, or no memory");
+                sweep_t *sw = find_sweep(r, m.round);
+                if (sw)
+                    sweep_reported(sw, from, m.value);
+                else if (r->decision == UNDECIDED && m.value != UNDECIDED &&
+                         (r->terminating || r->sealed))
+                    r->decision = m.value;
+                break;
+            }
     }
 }
 
@@ -347,7 +624,8 @@ struct MPIR_FTMPI_vote {
     unsigned failures_checked;  /* MPID_FT_failure_count() when last looked at */
     MPIR_FTMPI_shared_output_t *shared;
     enum { DISSEMINATING, TERMINATING } phase;
-    int asked_everyone;         /* the termination protocol asked every live member */
+    int sweeping;               /* the termination protocol sweeps the tree from here */
+    int asked_rank;             /* the member asked last (-1: none yet) */
 };
 
 /* collective_failed, looked at again only once the device has learned of
@@ -385,60 +663,78 @@ static void abort_early(MPIR_FTMPI_vote_t * v)
     v->r->decision = ABORT;
 }
 
-static void ask_everyone(MPIR_FTMPI_vote_t * v)
+/* The members in the tree's order, counted from the lowest live one
+ * (which comes first); *me_at is this process's place. */
+static int *tree_order(MPIR_Comm * comm, int *me_at)
 {
-    MPIR_Comm *comm = v->comm;
-
-    v->r->delegate = -1;
-    for (int rank = 0; rank < comm->local_size; rank++)
-        if (rank != comm->rank && !member_dead(comm, rank))
-            send_msg(MPID_FT_comm_local_pid(comm, rank), QUERY, v->r, 0, 0);
+    int n = comm->local_size, lowest = 0;
+    int *pids = MPL_malloc(n * sizeof(int), MPL_MEM_COLL);
+    if (pids == NULL)
+        return NULL;
+    while (lowest < n - 1 && member_dead(comm, lowest))
+        lowest++;
+    for (int v = 0; v < n; v++) {
+        int rank = (lowest + v) % n;
+        pids[v] = MPID_FT_comm_local_pid(comm, rank);
+        if (rank == comm->rank)
+            *me_at = v;
+    }
+    return pids;
 }
 
-/* This process may never hear from everyone: it asks the lowest live
- * member, or every live member when it is that one, or once the one it
- * asked turned out not to decide by itself (then it never asks one alone
- * again for this commit). */
+/* This process may never hear from everyone: it asks its parent in the
+ * tree, or the next one up when the one it asked does not decide by
+ * itself (after one died: its own parent again); it sweeps the tree
+ * itself when it is the root, or once the root turned out not to decide
+ * by itself (then it never asks one alone again for this commit). */
 static int start_termination(MPIR_FTMPI_vote_t * v)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Comm *comm = v->comm;
     record_t *r = v->r;
-    int lowest = 0;
+    int me = 0;
+    int *pids = tree_order(comm, &me);
 
-    if (r->answered == NULL)
-        r->answered = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(r->answered == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    while (lowest < comm->local_size && member_dead(comm, lowest))
-        lowest++;
-    if (lowest != comm->rank && lowest < comm->local_size && !v->asked_everyone) {
-        r->delegate = MPID_FT_comm_local_pid(comm, lowest);
+    MPIR_ERR_CHKANDJUMP(pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    r->terminating = 1;
+    /* where to go up from: this process, or the one that did not decide */
+    int from = me;
+    if (v->asked_rank >= 0 && !member_dead(comm, v->asked_rank))
+        from = (v->asked_rank - (comm->rank - me) + comm->local_size) % comm->local_size;
+    if (r->decision != UNDECIDED) {
+        /* (a sweep brought the decision before this process needed it) */
+    } else if (from != 0 && !v->sweeping) {
+        int parent = from & (from - 1);
+        while (parent != 0 && MPIR_FTMPI_known_dead(pids[parent]))
+            parent &= parent - 1;
+        v->asked_rank = (comm->rank - me + parent) % comm->local_size;
+        r->delegate = pids[parent];
         r->delegate_answer = NO_ANSWER;
-        MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks rank %d",
-                      r->context_id, r->epoch, r->instance, r->seq, r->sealed, lowest);
+        MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks process %d",
+                      r->context_id, r->epoch, r->instance, r->seq, r->sealed, r->delegate);
         send_msg(r->delegate, QUERY, r, 0, 0);
     } else {
-        MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks everyone",
+        MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), sweeps",
                       r->context_id, r->epoch, r->instance, r->seq, r->sealed);
-        v->asked_everyone = 1;
-        ask_everyone(v);
+        v->sweeping = 1;
+        r->delegate = -1;
+        /* this process first, then the others in the tree's order */
+        int tmp = pids[0];
+        pids[0] = pids[me];
+        pids[me] = tmp;
+        if (me != 0)
+            MPIR_Assert(pids[0] == MPIR_Process.rank);
+        if (find_sweep(r, MPIR_Process.rank) == NULL &&
+            start_sweep(r, MPIR_Process.rank, -1, pids, comm->local_size) == NULL)
+            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
     }
     v->phase = TERMINATING;
 
   fn_exit:
+    MPL_free(pids);
     return mpi_errno;
   fn_fail:
     goto fn_exit;
-}
-
-static int all_answered(MPIR_FTMPI_vote_t * v)
-{
-    MPIR_Comm *comm = v->comm;
-    for (int rank = 0; rank < comm->local_size; rank++)
-        if (rank != comm->rank && !v->r->answered[MPID_FT_comm_local_pid(comm, rank)] &&
-            !member_dead(comm, rank))
-            return 0;
-    return 1;
 }
 
 /* A shared output needs no votes: this member's own output decides COMMIT
@@ -481,7 +777,8 @@ static int vote_start(MPIR_FTMPI_vote_t * v, MPIR_Comm * comm, uint32_t instance
     v->yes = yes;
     v->shared = shared;
     v->phase = DISSEMINATING;
-    v->asked_everyone = 0;
+    v->sweeping = 0;
+    v->asked_rank = -1;
     v->sent = 0;
     /* the first poll looks at the members */
     v->failures_checked = MPID_FT_failure_count() - 1;
@@ -546,13 +843,11 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
             /* asked alone: its decision ends this one's wait, unless it
              * died or does not decide by itself */
             if (MPIR_FTMPI_known_dead(r->delegate) || r->delegate_answer == IDLE) {
-                v->asked_everyone = r->delegate_answer == IDLE;
                 mpi_errno = start_termination(v);
                 MPIR_ERR_CHECK(mpi_errno);
             }
-        } else if (all_answered(v)) {
-            r->decision = r->any_commit ? COMMIT : ABORT;
         }
+        /* (a sweep from here ends with the decision, in its progress hook) */
     }
     if (r->decision == UNDECIDED)
         goto fn_exit;
