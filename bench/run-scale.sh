@@ -18,19 +18,23 @@
 #   shrink    ULFM: MPIX_Comm_shrink (its agreement)
 #   idle      2 s without failure: the heartbeat in steady state (datagrams
 #             per process per second)
-# BENCH_SCALE_JOBS="revoke shrink" runs only the jobs named. Each process writes its counters to its
-# trace file at MPI_Finalize (MPIR_CVAR_FTMPI_TRACE_FILE); victims write
-# none. Results: bench/results/scale-STAMP.{raw,table,png}.
+#   recover@0, rebuild@0, commit@0, shrink@0
+#             the same with rank 0 killed alone: the root of the trees,
+#             and the decider of a ULFM agreement
+# BENCH_SCALE_JOBS="revoke shrink@0" runs only the jobs named. Each
+# process writes its counters to its trace file at MPI_Finalize
+# (MPIR_CVAR_FTMPI_TRACE_FILE); victims write none. Results: bench/results/scale-STAMP.{raw,table,png}.
 set -euo pipefail
 . "$(dirname "$0")/bench-common.bash"
 bench_setup scale
 dir=${BENCH_RAW_DIR:-$here/results}
 bench_build scale
 
-jobs=${BENCH_SCALE_JOBS:-idle recover rebuild commit revoke shrink}
+known_jobs="idle recover rebuild commit revoke shrink recover@0 rebuild@0 commit@0 shrink@0"
+jobs=${BENCH_SCALE_JOBS:-$known_jobs}
 for job in $jobs; do
-    case $job in idle | recover | rebuild | commit | revoke | shrink) ;;
-        *) echo "run-scale.sh: BENCH_SCALE_JOBS names an unknown job '$job' (known: idle recover rebuild commit revoke shrink)" >&2; exit 2 ;;
+    case " $known_jobs " in *" $job "*) ;;
+        *) echo "run-scale.sh: BENCH_SCALE_JOBS names an unknown job '$job' (known: $known_jobs)" >&2; exit 2 ;;
     esac
 done
 max=${BENCH_SCALE_MAX_NP:-128}
@@ -60,7 +64,7 @@ one_job() {
     local job=$1 n=$2 scenario env
     shift 2
     local f=$#
-    case $job in
+    case ${job%@0} in
         idle) scenario=idle env="FTMPI_COMM_MODE=shrink" ;;
         recover) scenario=recover env="FTMPI_COMM_MODE=shrink" ;;
         rebuild) scenario=recover env="FTMPI_COMM_MODE=rebuild" ;;
@@ -98,6 +102,7 @@ for n in $nps; do
     for job in $jobs; do
         for victims in none "$((n / 2))" "$((n / 2)) $((n - 1))"; do
             case $job:$victims in idle:none | commit:none | revoke:none | shrink:none) ;; idle:* | *:none) continue ;; esac
+            case $job in *@0) [ "$victims" = "$((n / 2))" ] || continue; victims=0 ;; esac
             [ "$victims" = none ] && victims=
             [ "$(wc -w <<<"$victims")" -lt 2 ] || [ "$n" -ge 4 ] || continue
             [ $failures -lt 2 ] || { echo "$job $n $(wc -w <<<"$victims") FAILED given-up" >>"$raw"; continue; }

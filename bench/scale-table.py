@@ -25,6 +25,10 @@ ROWS = [
     ("revoke", "revoke", "revoke"),
     ("agree", "revoke", "agree"),
     ("shrink", "shrink", "agree"),
+    ("recovery@0", "recover@0", "recovery"),
+    ("rebuild@0", "rebuild@0", "rebuild"),
+    ("commit@0", "commit@0", "commit"),
+    ("shrink@0", "shrink@0", "agree"),
 ]
 MODELS = {"constant": lambda n: 1.0, "log n": lambda n: math.log2(n), "n": lambda n: float(n)}
 
@@ -63,7 +67,7 @@ def main():
             procs[key][w[3]][w[4]] = [int(x) for x in w[5:]]
 
     print()
-    print("%-9s %2s %5s %9s %9s %9s %10s %7s %12s" %
+    print("%-10s %2s %5s %9s %9s %9s %10s %7s %12s" %
           ("protocol", "f", "procs", "sent max", "sent mean", "recv max", "bytes max", "rounds",
            "max/log2(n)"))
     series = defaultdict(list)
@@ -73,7 +77,7 @@ def main():
             for key in keys:
                 n = key[1]
                 if key in failed:
-                    print("%-9s %2d %5d  (run failed)" % (name, f, n))
+                    print("%-10s %2d %5d  (run failed)" % (name, f, n))
                     continue
                 rows = [p.get(counter, [0] * 5) for p in procs[key].values()]
                 if not rows:
@@ -82,16 +86,17 @@ def main():
                 smax, smean = max(sent), sum(sent) / len(sent)
                 rmax, bmax, rounds = max(r[2] for r in rows), max(r[1] for r in rows), \
                     max(r[4] for r in rows)
-                print("%-9s %2d %5d %9d %9.1f %9d %10d %7d %12.2f%s" %
+                print("%-10s %2d %5d %9d %9.1f %9d %10d %7d %12.2f%s" %
                       (name, f, n, smax, smean, rmax, bmax, rounds, smax / math.log2(n),
                        " *" if n > cores else ""))
                 series[(name, f)].append((n, smax, rounds, smean))
-    print("(* oversubscribed: no effect on counts; f = processes killed together;"
+    print("(* oversubscribed: no effect on counts; f = processes killed together"
+          " (ranks n/2 and n-1; @0: rank 0 alone);"
           " rounds = longest chain of the protocol's messages)")
 
     print()
     print("growth that fits best (least squares of the logarithms, n >= 8)")
-    print("%-9s %2s  %-18s %-18s %-18s" % ("protocol", "f", "msgs/process max", "msgs/process mean",
+    print("%-10s %2s  %-18s %-18s %-18s" % ("protocol", "f", "msgs/process max", "msgs/process mean",
                                           "rounds"))
     for (name, f), pts in sorted(series.items()):
         pts = [p for p in pts if p[0] >= 8]
@@ -100,7 +105,7 @@ def main():
         m = fit([(n, s) for n, s, _, _ in pts])
         a = fit([(n, x) for n, _, _, x in pts])
         r = fit([(n, x) for n, _, x, _ in pts])
-        print("%-9s %2d  %-18s %-18s %-18s" % (name, f, "%.2f * %s" % (m[1], m[0]),
+        print("%-10s %2d  %-18s %-18s %-18s" % (name, f, "%.2f * %s" % (m[1], m[0]),
                                               "%.2f * %s" % (a[1], a[0]), "%.2f * %s" % (r[1], r[0])))
 
     beats = []
