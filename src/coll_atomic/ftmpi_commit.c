@@ -194,8 +194,15 @@ static record_t *find_record(uint32_t context_id, uint32_t epoch, uint32_t insta
     return r;
 }
 
-/* A message about r, followed by `len` bytes of `extra` (a shared output).
- * A send that fails is kept in r for the vote that drives it. */
+/* The first error about r (a send that failed, no memory) is kept for the
+ * vote that drives it. */
+static void keep_error(record_t * r, int mpi_errno)
+{
+    if (mpi_errno != MPI_SUCCESS && r->send_errno == MPI_SUCCESS)
+        r->send_errno = mpi_errno;
+}
+
+/* A message about r, followed by `len` bytes of `extra` (a shared output). */
 static int send_with(int pid, int type, record_t * r, uint32_t round, int value,
                      const void *extra, size_t len)
 {
@@ -210,8 +217,7 @@ static int send_with(int pid, int type, record_t * r, uint32_t round, int value,
     if (len)
         memcpy(s.extra, extra, len);
     int mpi_errno = MPID_FT_send(pid, MPID_FT_CHANNEL_COMMIT, &s, sizeof(s.m) + len);
-    if (mpi_errno != MPI_SUCCESS && r->send_errno == MPI_SUCCESS)
-        r->send_errno = mpi_errno;
+    keep_error(r, mpi_errno);
     return mpi_errno;
 }
 
@@ -257,7 +263,6 @@ typedef struct sweep {
     record_t *r;
     int root;                   /* process id of the member that started it */
     int parent;                 /* process id it reports to; -1 at the root */
-    int npids;
     int *pids;
     int npending;
     struct pending {
@@ -272,20 +277,22 @@ static sweep_t *sweeps;
 static int sweep_hook = -1;
 static unsigned sweep_failures_seen;
 
-/* A SWEEP or REPORT; a SWEEP carries pids[first, end). */
-static void send_sweep_msg(int to, int type, record_t * r, int root, const int *pids, int n)
+/* The answer to a SWEEP, or a decision passed on: the decision, and with
+ * a COMMIT of a shared output, the output. */
+static void send_report(int to, record_t * r, int root)
 {
-    if (type == REPORT) {
-        int with_output = r->decision == COMMIT && r->has_result;
-        send_with(to, REPORT, r, root, r->decision, r->result, with_output ? r->result_len : 0);
-        return;
-    }
+    int with_output = r->decision == COMMIT && r->has_result;
+    send_with(to, REPORT, r, root, r->decision, r->result, with_output ? r->result_len : 0);
+}
+
+/* A SWEEP for root, carrying the n process ids of the receiver's subtree. */
+static void send_sweep(int to, record_t * r, int root, const int *pids, int n)
+{
     size_t len = sizeof(commit_msg_t) + n * sizeof(int);
     commit_msg_t *m = MPL_malloc(len, MPL_MEM_COLL);
     if (m == NULL) {
-        if (r->send_errno == MPI_SUCCESS)
-            r->send_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
-                                                 __LINE__, MPI_ERR_OTHER, "**nomem", 0);
+        keep_error(r, MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                           MPI_ERR_OTHER, "**nomem", 0));
         return;
     }
     *m = (commit_msg_t) {
@@ -293,9 +300,7 @@ static void send_sweep_msg(int to, int type, record_t * r, int root, const int *
         .seq = r->seq,.round = root,.value = UNDECIDED
     };
     memcpy(m + 1, pids, n * sizeof(int));
-    int mpi_errno = MPID_FT_send(to, MPID_FT_CHANNEL_COMMIT, m, len);
-    if (mpi_errno != MPI_SUCCESS && r->send_errno == MPI_SUCCESS)
-        r->send_errno = mpi_errno;
+    keep_error(r, MPID_FT_send(to, MPID_FT_CHANNEL_COMMIT, m, len));
     MPL_free(m);
 }
 
@@ -319,7 +324,7 @@ static void sweep_range(sweep_t * s, int first, int end)
         sweep_children(s, first, end);
         return;
     }
-    send_sweep_msg(pid, SWEEP, s->r, s->root, s->pids + first, end - first);
+    send_sweep(pid, s->r, s->root, s->pids + first, end - first);
     s->pending[s->npending++] = (struct pending) {
     pid, first, end};
     s->swept[s->nswept++] = pid;
@@ -337,9 +342,10 @@ static void free_sweep(sweep_t * s)
     MPL_free(s);
 }
 
-/* Starts a sweep of pids[0, n) (pids[0] is this process) for root, to be
- * reported to parent (-1: this process is the root). */
-static sweep_t *start_sweep(record_t * r, int root, int parent, const int *pids, int n)
+/* Starts a sweep of the n process ids at pids (the first is this
+ * process; read with memcpy: a message's payload may be unaligned) for
+ * root, to be reported to parent (-1: this process is the root). */
+static sweep_t *start_sweep(record_t * r, int root, int parent, const void *pids, int n)
 {
     sweep_t *s = MPL_calloc(1, sizeof(*s), MPL_MEM_COLL);
     if (s) {
@@ -350,15 +356,13 @@ static sweep_t *start_sweep(record_t * r, int root, int parent, const int *pids,
     if (s == NULL || !s->pids || !s->swept || !s->pending ||
         (sweep_hook < 0 && MPIR_Progress_hook_register(sweep_progress, &sweep_hook))) {
         free_sweep(s);
-        if (r->send_errno == MPI_SUCCESS)
-            r->send_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
-                                                 __LINE__, MPI_ERR_OTHER, "**nomem", 0);
+        keep_error(r, MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                           MPI_ERR_OTHER, "**nomem", 0));
         return NULL;
     }
     s->r = r;
     s->root = root;
     s->parent = parent;
-    s->npids = n;
     memcpy(s->pids, pids, n * sizeof(int));
     r->sweeps++;
     s->next = sweeps;
@@ -402,10 +406,10 @@ static int sweep_step(sweep_t * s, int look_at_failures)
     if (r->decision != UNDECIDED) {
         /* up, and down to every child: all of them learn it */
         if (s->parent >= 0)
-            send_sweep_msg(s->parent, REPORT, r, s->root, NULL, 0);
+            send_report(s->parent, r, s->root);
         for (int i = 0; i < s->nswept; i++)
             if (!MPIR_FTMPI_known_dead(s->swept[i]))
-                send_sweep_msg(s->swept[i], REPORT, r, s->root, NULL, 0);
+                send_report(s->swept[i], r, s->root);
         return 1;
     }
     if (s->parent >= 0 && MPIR_FTMPI_known_dead(s->root))
@@ -425,7 +429,7 @@ static int sweep_step(sweep_t * s, int look_at_failures)
         return 1;
     }
     if (!s->reported) {
-        send_sweep_msg(s->parent, REPORT, r, s->root, NULL, 0);
+        send_report(s->parent, r, s->root);
         s->reported = 1;
     }
     return 0;
@@ -461,10 +465,10 @@ static int sweep_progress(int *made_progress)
 /* A SWEEP from `from`: a decided member answers at once; any other is
  * sealed and sweeps its subtree (again to a new parent, for the same
  * root: the old one failed). */
-static void swept(record_t * r, int from, int root, const int *pids, int n)
+static void swept(record_t * r, int from, int root, const void *pids, int n)
 {
     if (r->decision != UNDECIDED) {
-        send_sweep_msg(from, REPORT, r, root, NULL, 0);
+        send_report(from, r, root);
         return;
     }
     r->sealed = 1;
@@ -472,7 +476,7 @@ static void swept(record_t * r, int from, int root, const int *pids, int n)
     if (s) {
         s->parent = from;
         if (s->reported)
-            send_sweep_msg(from, REPORT, r, root, NULL, 0);
+            send_report(from, r, root);
         return;
     }
     start_sweep(r, root, from, pids, n);
@@ -560,18 +564,13 @@ static void commit_message(int from, const void *buf, size_t len)
             break;
         case SWEEP:{
                 int n = result_len / sizeof(int);
-                int *pids = MPL_malloc(result_len, MPL_MEM_COLL);
-                if (pids == NULL)
-                    return drop_message(from, "out of memory");
-                memcpy(pids, result, result_len);
-                int bad = pids[0] != MPIR_Process.rank;
-                for (int i = 0; i < n; i++)
-                    bad |= pids[i] < 0 || pids[i] >= MPIR_Process.size;
-                if (!bad)
-                    swept(r, from, m.round, pids, n);
-                MPL_free(pids);
-                if (bad)
-                    return drop_message(from, "a sweep of processes that do not exist here");
+                for (int i = 0; i < n; i++) {
+                    int pid;
+                    memcpy(&pid, (const int *) result + i, sizeof(pid));
+                    if (pid < 0 || pid >= MPIR_Process.size || (i == 0 && pid != MPIR_Process.rank))
+                        return drop_message(from, "a sweep of processes that do not exist here");
+                }
+                swept(r, from, m.round, result, n);
                 break;
             }
         case REPORT:{
@@ -697,17 +696,19 @@ static int start_termination(MPIR_FTMPI_vote_t * v)
 
     MPIR_ERR_CHKANDJUMP(pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     r->terminating = 1;
+    /* a rank's place in the tree counts from the lowest live rank */
+    int n = comm->local_size, lowest = comm->rank - me;
     /* where to go up from: this process, or the one that did not decide */
     int from = me;
     if (v->asked_rank >= 0 && !member_dead(comm, v->asked_rank))
-        from = (v->asked_rank - (comm->rank - me) + comm->local_size) % comm->local_size;
+        from = (v->asked_rank - lowest + n) % n;
     if (r->decision != UNDECIDED) {
         /* (a sweep brought the decision before this process needed it) */
     } else if (from != 0 && !v->sweeping) {
         int parent = from & (from - 1);
         while (parent != 0 && MPIR_FTMPI_known_dead(pids[parent]))
             parent &= parent - 1;
-        v->asked_rank = (comm->rank - me + parent) % comm->local_size;
+        v->asked_rank = (lowest + parent) % n;
         r->delegate = pids[parent];
         r->delegate_answer = NO_ANSWER;
         MPID_FT_TRACE("commit %x/%u/%u/%u: termination protocol (sealed %d), asks process %d",
@@ -722,10 +723,9 @@ static int start_termination(MPIR_FTMPI_vote_t * v)
         int tmp = pids[0];
         pids[0] = pids[me];
         pids[me] = tmp;
-        if (me != 0)
-            MPIR_Assert(pids[0] == MPIR_Process.rank);
+        MPIR_Assert(pids[0] == MPIR_Process.rank);
         if (find_sweep(r, MPIR_Process.rank) == NULL &&
-            start_sweep(r, MPIR_Process.rank, -1, pids, comm->local_size) == NULL)
+            start_sweep(r, MPIR_Process.rank, -1, pids, n) == NULL)
             MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
     }
     v->phase = TERMINATING;

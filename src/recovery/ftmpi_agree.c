@@ -192,11 +192,11 @@ static int parent(void)
 }
 
 /* Has every process of this one's subtree that is alive and not leaving
- * joined? (Every process, for the coordinator.) */
-static int subtree_joined(void)
+ * joined? (Every process, for the root: the coordinator.) */
+static int subtree_joined(int root)
 {
     int me = MPIR_Process.rank, first = me, end = MPL_MIN(me + (me & -me), ag.n);
-    if (me == coordinator()) {
+    if (root) {
         first = 0;
         end = ag.n;
     }
@@ -374,9 +374,9 @@ static int agree_step(void *unused)
     if (!ag.decided) {
         int to = parent();
         if (to == MPIR_Process.rank) {
-            if (subtree_joined())
+            if (subtree_joined(1))
                 decide();
-        } else if (subtree_joined() &&
+        } else if (subtree_joined(0) &&
                    (to != ag.join_target || since(&ag.join_sent) > ag.join_resend)) {
             send_join(to);
         }

@@ -115,6 +115,7 @@ typedef struct instance {
                                  * (size for an intracommunicator) */
     int coordinator_pid;        /* whom this process takes DECIDE from; -1: none yet */
     int parent_pid;             /* the tree parent it last sent to; -1: none yet */
+    unsigned failures_at_send;  /* the device's failure count when it sent there */
     int in_tree;                /* rank 0 is not known to have failed, and no QUERY came */
     int queried;                /* it answered a QUERY with CONTRIB (or will on entering) */
     uint8_t *answered;          /* a coordinator that took over: members that answered its QUERY */
@@ -605,13 +606,18 @@ static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
 static void tree_step(instance_t * in)
 {
     int me = in->own_rank;
+    unsigned failures = MPID_FT_failure_count();
 
+    /* once sent, only a new failure can change the parent */
+    if (in->parent_pid >= 0 && failures == in->failures_at_send)
+        return;
     if (!subtree_complete(in, me))
         return;
     if (me == 0) {
         try_decide(in);
         return;
     }
+    in->failures_at_send = failures;
     int parent_pid = in->pids[live_parent(in, me)];
     if (parent_pid != in->parent_pid) {
         if (in->parent_pid >= 0)
