@@ -3,10 +3,11 @@
  *
  * FT-MPICH: ch4 netmod "ftdev".
  *
- * What progress asks of every detector once something happened: deferred
- * endpoint closes, the echo check, the heartbeat thread's findings, the
- * launcher's failure signal, a failure awaiting recovery, a watched RMA
- * synchronization, and messages that can no longer be received. The one
+ * What progress asks of every detector once something happened: broken
+ * connections, deferred endpoint closes, the echo check, the heartbeat
+ * thread's findings, the launcher's failure signal, a failure awaiting
+ * recovery, a watched RMA synchronization, and messages that can no
+ * longer be received. The one
  * file that calls into all of them, above them.
  */
 
@@ -17,6 +18,7 @@
 /* Sets *settled when nothing is left to check. */
 static int run_checks(int *settled)
 {
+    MPIDI_FTDEV_declare_broken_connections();
     int eps_left = MPIDI_FTDEV_close_deferred_eps();
     MPIDI_FTDEV_echo_progress();
     /* what the heartbeat thread saw needs no launcher round trip: first */

@@ -19,13 +19,57 @@ void MPIDI_FTDEV_filter_ep_errors(MPIDI_FTDEV_ep_error_filter_t filter)
     ep_error_filter = filter;
 }
 
-static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+/* Peers whose connection broke, declared failed once UCX's progress has
+ * returned. UCX can report the error in the same progress call that would
+ * have read the peer's last message, before reading it (the error came on
+ * one transport, a TCP reset, while the message waits on another, shared
+ * memory): taken first, as for a notice from outside UCX. */
+typedef struct {
+    int pid;
+    ucs_status_t status;
+} broken_connection_t;
+
+static broken_connection_t *broken;
+static int num_broken, max_broken;
+
+static void declare_broken(int pid, ucs_status_t status)
 {
     char how[96];
-    MPIDI_FTDEV_global.failures_learned++;
     snprintf(how, sizeof(how), "connection error: %s", ucs_status_string(status));
-    if (ep_error_filter == NULL || !ep_error_filter((int) (intptr_t) arg))
-        MPIDI_FTDEV_peer_failed((int) (intptr_t) arg, how);
+    MPIDI_FTDEV_peer_failed(pid, how);
+}
+
+static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    int pid = (int) (intptr_t) arg;
+    MPIDI_FTDEV_global.failures_learned++;
+    if (ep_error_filter && ep_error_filter(pid))
+        return;
+    if (num_broken == max_broken) {
+        int more = max_broken ? 2 * max_broken : 16;
+        broken_connection_t *grown = MPL_realloc(broken, more * sizeof(*broken), MPL_MEM_OTHER);
+        if (grown == NULL) {
+            declare_broken(pid, status);
+            return;
+        }
+        broken = grown;
+        max_broken = more;
+    }
+    broken[num_broken].pid = pid;
+    broken[num_broken].status = status;
+    num_broken++;
+    MPIDI_FTDEV_global.progress_checks = 1;
+}
+
+void MPIDI_FTDEV_declare_broken_connections(void)
+{
+    if (num_broken == 0 || MPIDI_FTDEV_global.in_worker_progress)
+        return;
+    MPIDI_FTDEV_take_what_arrived();
+    /* taking may break more connections: those are declared here too */
+    for (int i = 0; i < num_broken; i++)
+        declare_broken(broken[i].pid, broken[i].status);
+    num_broken = 0;
 }
 
 /* Every endpoint reports a peer's failure, except the one to this process

@@ -27,6 +27,10 @@ void MPIDI_FTDEV_observe_failures(MPIDI_FTDEV_failure_observer_t observer);
 /* Closes the endpoints whose close UCX's progress deferred; returns how
  * many are left (closed at a later progress call). */
 int MPIDI_FTDEV_close_deferred_eps(void);
+/* ftdev_endpoint.c: declares failed the peers whose connection UCX
+ * reported broken, once what already arrived was taken (outside UCX's
+ * progress only). */
+void MPIDI_FTDEV_declare_broken_connections(void);
 /* The error of an operation on a revoked communicator. */
 int MPIDI_FTDEV_revoked_error(void);
 /* The error of an operation with a failed process of another world
