@@ -610,6 +610,9 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
     }
 
     if (k > 0) {
+        /* mpiexec places replacements away from the nodes it gave up: what
+         * this process's heartbeat declared reaches it first */
+        MPIDI_FTDEV_heartbeat_failures();
         mpi_errno = MPIDI_FTDEV_publish_address(epoch, 1, &nchunks);
         if (mpi_errno == MPI_SUCCESS)
             mpi_errno = MPIDI_FTDEV_spawn_replacements(k, pids, epoch, nchunks);

@@ -61,6 +61,8 @@ static void tell_launcher(int pid)
     snprintf(key, sizeof(key), "PMI_declared_failed_%d", pid);
     if (MPIR_pmi_kvs_get(-1, key, val, sizeof(val)) != MPI_SUCCESS)
         MPID_FT_TRACE("heartbeat: the launcher was not told of process %d", pid);
+    else
+        MPID_FT_TRACE("heartbeat: told the launcher that process %d was declared failed", pid);
 }
 
 void MPIDI_FTDEV_hb_tell_launcher_pending(void)
