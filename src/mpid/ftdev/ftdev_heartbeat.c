@@ -389,16 +389,10 @@ static void *beat(void *arg)
                            !MPIDI_FTDEV_hb.suspected[m.about]) {
                     /* one of this node: it must not run on (it would end
                      * itself if it did), and its death lets its launcher
-                     * go on; one of another node: mpiexec is told by every
-                     * survivor that hears of it, so that it has given the
-                     * node up before any survivor's recovery asks it for
-                     * processes (a REBUILD's spawn) */
+                     * go on */
                     int32_t ospid = MPIDI_FTDEV_visible_ospid(m.about);
                     if (ospid > 0)
                         kill(ospid, SIGKILL);
-                    else
-                        __atomic_store_n(&MPIDI_FTDEV_hb.tell_launcher[m.about], 1,
-                                         __ATOMIC_RELEASE);
                     MPIDI_FTDEV_hb_suspect(m.about, HB_SUSPECT_SILENT);
                 }
             }
