@@ -440,6 +440,23 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
     return MPI_SUCCESS;
 }
 
+int MPIDI_FTDEV_refuse_recv(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide,
+                            ucp_tag_t ucp_tag, ucp_tag_t mask)
+{
+    int err = MPIDI_FTDEV_refuse_pt2pt(av, comm, comm_wide);
+    if (err == MPI_SUCCESS || err == MPIDI_FTDEV_BLANK_PEER || av == NULL)
+        return err;
+    int pid = MPIDI_FTDEV_AV(av).pid;
+    if (pid < MPIDI_FTDEV_global.num_pids ||
+        MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_GONE)
+        return err;
+    ucp_tag_recv_info_t info;
+    MPIDI_FTDEV_take_what_arrived();
+    if (ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, ucp_tag, mask, 0, &info) != NULL)
+        return MPI_SUCCESS;
+    return err;
+}
+
 int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
 {
     if (MPIDI_FTDEV_halted())

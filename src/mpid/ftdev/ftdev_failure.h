@@ -136,6 +136,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_comm_wide_traffic(int context_offset, i
  * (NULL when unknown); comm_wide: the message is a collective's that any
  * member's failure cuts short (MPIDI_FTDEV_comm_wide_traffic). */
 int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide);
+/* refuse_pt2pt for a receive of (ucp_tag, mask): a message that a process
+ * of another world sent before it finalized and left is still received. */
+int MPIDI_FTDEV_refuse_recv(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wide,
+                            ucp_tag_t ucp_tag, ucp_tag_t mask);
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm);
 
 /* A failed process id among comm's (or its carried comm's) members, blanks aside, or -1. */

@@ -87,8 +87,11 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
 
     MPIR_FUNC_ENTER;
     int comm_wide = MPIDI_FTDEV_comm_wide_traffic(context_offset, tag);
-    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_pt2pt(rank == MPI_ANY_SOURCE ? NULL : addr, comm,
-                                                      comm_wide),
+    int context_id = comm->recvcontext_id + context_offset;
+    ucp_tag_t ucp_tag = MPIDI_FTDEV_recv_tag(context_id, tag, rank, addr);
+    ucp_tag_t mask = MPIDI_FTDEV_recv_mask(context_id, tag, rank);
+    MPIDI_FTDEV_GATE_REQUEST(MPIDI_FTDEV_refuse_recv(rank == MPI_ANY_SOURCE ? NULL : addr, comm,
+                                                     comm_wide, ucp_tag, mask),
                              request, MPIR_REQUEST_KIND__RECV, MPIR_Request_create_null_recv());
 
     if (rreq == NULL) {
@@ -104,10 +107,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIDI_FTDEV_request_start(rreq, rank == MPI_ANY_SOURCE ? &MPIDI_FTDEV_global.wildcard_reqs :
                               MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
                               comm_wide);
-    int context_id = comm->recvcontext_id + context_offset;
-    mpi_errno = MPIDI_FTDEV_post_recv(rreq, buf, count, datatype, NULL,
-                                      MPIDI_FTDEV_recv_tag(context_id, tag, rank, addr),
-                                      MPIDI_FTDEV_recv_mask(context_id, tag, rank));
+    mpi_errno = MPIDI_FTDEV_post_recv(rreq, buf, count, datatype, NULL, ucp_tag, mask);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
