@@ -33,7 +33,6 @@ typedef struct {
     struct MPIR_Comm *comm;
     uint32_t context_id;
     uint32_t seq;
-    int coordinator;            /* the rank this process last took for coordinator */
     int and_words;
     int mpi_errno;              /* this process's own error (a message it could not
                                  * send: no memory), which ended the agreement */

@@ -24,49 +24,47 @@
  *
  * Protocol, per agreement (communicator context id, sequence number). A
  * contribution is a set of members with the AND of their flags, of their
- * bitmaps and of their acknowledged failures; contributions merge.
- *   - While rank 0 lives, contributions go up a binomial tree of the
- *     ranks, each member merging its subtree's into its own before passing
- *     it to its parent; rank 0, the root, decides once it holds every
- *     member's not known to have failed and sends DECIDE down. Rank r's
- *     parent clears r's lowest set bit, skipping ranks known to have
- *     failed (the tree repaired): a failed member's children join its
- *     nearest live ancestor, so each failure adds at most log2(n) children
- *     to one member. A member sends once every member of its subtree not
- *     known to have failed has contributed, and again to its new parent
- *     whenever the one it sent to fails. Without a failure: 2 log2(n)
+ * bitmaps and of their acknowledged failures; contributions merge. The
+ * members form a binomial tree rooted at a coordinator c: member r sits
+ * at v = (r - c) mod n, v's parent clears v's lowest set bit, skipping
+ * members known to have failed (the tree repaired: a failed member's
+ * children join its nearest live ancestor, so each failure adds at most
+ * log2(n) children to one member), and v's subtree is [v, v + lowest bit).
+ *   - While rank 0 lives, it is the coordinator. Each member sends CONTRIB
+ *     to its parent once every member of its subtree not known to have
+ *     failed has contributed, again to its new parent whenever the one it
+ *     sent to fails; rank 0 decides once it holds every member's not known
+ *     to have failed and sends DECIDE down. Without a failure: 2 log2(n)
  *     steps, one message up and one down per member.
- *   - Once a member knows that rank 0 failed, it sends what it holds as
- *     CONTRIB to its coordinator, the lowest rank it does not know to have
- *     failed, and again to the next one whenever that one fails.
- *   - A coordinator decides once every member it does not know to have
- *     failed has contributed (directly or merged in another's).
- *   - A coordinator (which took over from rank 0) first sends QUERY to
- *     every member: one that already has a decision answers with DECIDE,
- *     which the coordinator adopts and passes on; any other answers with
- *     CONTRIB (at once, or when it enters the agreement) and from then on
- *     takes DECIDE only from that coordinator. The coordinator decides
- *     only once every member it does not know to have failed answered: a
- *     contribution merged into another's does not count, since its
- *     member may have taken the failed root's decision since.
- *   - A member takes DECIDE from its coordinator, or from the tree parent
- *     it last sent to while it has answered no QUERY, or, if it is a
- *     coordinator, from anyone answering its QUERY. Having decided, it
- *     passes DECIDE to its children in the tree and to every member that
- *     sent it CONTRIB directly, and answers every later CONTRIB or QUERY
- *     with its DECIDE, also after it returned from the call.
+ *   - Once a member knows that its coordinator failed, it commits to the
+ *     next one: the lowest member above it not known to have failed (or a
+ *     later one whose QUERY came first). Committed, it takes only
+ *     decisions labelled with that coordinator. It sends QUERY to its
+ *     children in that coordinator's tree and answers its parent there
+ *     with CONTRIB once every member of its subtree not known to have
+ *     failed has answered (answers merge: each names the members that
+ *     committed). The coordinator decides once every member it does not
+ *     know to have failed has answered, and sends DECIDE down its tree.
+ *   - A member that already holds a decision answers every QUERY and
+ *     CONTRIB with it; when the decision is not that coordinator's (an
+ *     earlier one's, taken before it committed), it is marked found, and
+ *     a committed member does not take it: it passes it up to the
+ *     coordinator, which adopts it as its own decision. A member that
+ *     holds a decision passes a coordinator's DECIDE on to its children in
+ *     that coordinator's tree and to every member that sent it CONTRIB,
+ *     so a decided member that returned from the call does not cut the
+ *     members below it off.
  *
- * Why survivors agree: while rank 0 lives it is the one decider, whose
- * decision travels unchanged along any path. A coordinator decides only
- * when every survivor answered its QUERY; one that held an earlier
- * decision answered with it, and one that answered CONTRIB takes no
- * earlier decision afterwards, from its old coordinator or its parent.
- * Why it ends: a member waits in the tree only for members it does not
- * know to have failed (every failure becomes known to every survivor),
- * and sends again when its parent fails; a coordinator waits only for
- * members it does not know to have failed; a member that sent CONTRIB
- * directly is answered directly; and each failure of a coordinator moves
- * the role one rank up.
+ * Why survivors agree: a decision is made only by rank 0, or by a
+ * coordinator that every survivor answered; one that held an earlier
+ * decision answered with it instead (found), which the coordinator
+ * adopts; and one that committed takes no other coordinator's decision
+ * afterwards. Every DECIDE names the coordinator whose decision it is, so
+ * a relay changes nothing. Why it ends: a member waits only for members it
+ * does not know to have failed (every failure becomes known to every
+ * survivor), and sends again when its parent fails; a decided member
+ * answers whoever asks and passes later decisions on; and each failure of
+ * a coordinator moves the role up.
  *
  * Records and communicators: a decided record answers late messages also
  * after its communicator was freed (a takeover coordinator's QUERY). The
@@ -91,13 +89,18 @@ typedef struct {
     uint32_t size;              /* members of the communicator */
     uint32_t and_words;         /* 32-bit words of the bitmap ANDed besides the flags */
     int32_t rank;               /* the sender's rank in it */
+    int32_t origin;             /* the coordinator whose tree it travels: QUERY, CONTRIB: the
+                                 * one asked for; DECIDE: the one whose decision it is, or
+                                 * (found) the one it answers */
     int32_t flag[2];            /* per group (intercommunicators: low, high): CONTRIB: the
                                  * AND of its members' flags; DECIDE: the AND */
     int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
-    int32_t query_answer;       /* CONTRIB: the sender's answer to a QUERY */
-    /* two sets of ranks: CONTRIB: its members, the failures all of them
-     * acknowledged; DECIDE: the non-contributors, nothing; then the
-     * bitmap (CONTRIB: its members' AND; DECIDE: the AND) */
+    int32_t query_answer;       /* CONTRIB: an answer of members committed to `origin` */
+    int32_t found;              /* DECIDE: an earlier decision, passed up to `origin` */
+    /* three sets of ranks: CONTRIB: its members, the failures all of them
+     * acknowledged, the members that committed to `origin`; DECIDE: the
+     * non-contributors; then the bitmap (CONTRIB: its members' AND;
+     * DECIDE: the AND) */
     uint8_t ranks[];
 } agree_msg_t;
 
@@ -113,20 +116,23 @@ typedef struct instance {
     int *pids;                  /* once entered: each member's process id */
     int high_group;             /* the first member of an intercommunicator's high group
                                  * (size for an intracommunicator) */
-    int coordinator_pid;        /* whom this process takes DECIDE from; -1: none yet */
+    int origin;                 /* the coordinator it answers to (0: rank 0, no commitment) */
     int parent_pid;             /* the tree parent it last sent to; -1: none yet */
     unsigned failures_at_send;  /* the device's failure count when it sent there */
-    int in_tree;                /* rank 0 is not known to have failed, and no QUERY came */
-    int queried;                /* it answered a QUERY with CONTRIB (or will on entering) */
-    uint8_t *answered;          /* a coordinator that took over: members that answered its QUERY */
+    unsigned failures_at_query; /* ... when it last looked for children to ask */
+    uint8_t *queried;           /* members it sent QUERY for `origin` */
+    uint8_t *answered;          /* members known to have committed to `origin` */
     /* the contributions it holds: its own, its children's, any sent to it */
     uint8_t *contributed;
     uint8_t *acked_by_all;
     int flag_and[2];
     uint32_t *and_mask;         /* the bitmap: the AND of those held; once decided, the AND */
-    uint8_t *asked;             /* members that sent CONTRIB directly, to be answered */
+    uint8_t *asked;             /* members that sent it CONTRIB, to be answered */
+    agree_msg_t *found;         /* an earlier decision to pass up to `origin` */
     /* the decision */
     int decided;
+    int decided_origin;         /* the coordinator whose decision it is */
+    int relayed_origin;         /* the last other coordinator's DECIDE it passed on */
     int flag[2], raise;
     uint8_t *absent;
     int send_errno;             /* the first message about it that could not be sent */
@@ -137,6 +143,8 @@ static instance_t *instances;
 static void free_instance(instance_t * in)
 {
     MPL_free(in->asked);
+    MPL_free(in->queried);
+    MPL_free(in->found);
     MPL_free(in->answered);
     MPL_free(in->contributed);
     MPL_free(in->acked_by_all);
@@ -164,11 +172,12 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, ui
         return NULL;
     in->asked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->answered = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->queried = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
     in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->and_mask = MPL_malloc(and_words * sizeof(uint32_t) + 1, MPL_MEM_OTHER);
-    if (!in->asked || !in->answered || !in->contributed || !in->acked_by_all || !in->absent ||
+    if (!in->asked || !in->answered || !in->queried || !in->contributed || !in->acked_by_all || !in->absent ||
         !in->and_mask) {
         free_instance(in);
         return NULL;
@@ -180,8 +189,9 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, ui
     in->seq = seq;
     in->size = size;
     in->flag_and[0] = in->flag_and[1] = ~0;
-    in->coordinator_pid = -1;
     in->parent_pid = -1;
+    in->failures_at_query = (unsigned) -1;
+    in->relayed_origin = -1;
     in->next = instances;
     instances = in;
     return in;
@@ -224,12 +234,24 @@ void MPIR_ULFM_context_released(uint32_t context_id)
 
 static size_t msg_len(uint32_t size, uint32_t and_words)
 {
-    return sizeof(agree_msg_t) + 2 * MPID_FT_SET_BYTES(size) + and_words * sizeof(uint32_t);
+    return sizeof(agree_msg_t) + 3 * MPID_FT_SET_BYTES(size) + and_words * sizeof(uint32_t);
 }
 
 /* A send that fails (no memory) is kept in the instance: the agreement
  * ends with it. */
-static int send_msg(int to_pid, int kind, instance_t * in, int query_answer)
+static int send_bytes(instance_t * in, int to_pid, const agree_msg_t * m)
+{
+    int mpi_errno = MPID_FT_send(to_pid, MPID_FT_CHANNEL_ULFM_AGREE, m, msg_len(m->size,
+                                                                                 m->and_words));
+    if (mpi_errno != MPI_SUCCESS && in->send_errno == MPI_SUCCESS)
+        in->send_errno = mpi_errno;
+    return mpi_errno;
+}
+
+/* CONTRIB: what it holds, for `origin` (query_answer: with the members
+ * that committed to it); DECIDE: its decision, labelled `origin`, found
+ * when it is not that coordinator's; QUERY: for `origin`. */
+static int send_msg(int to_pid, int kind, instance_t * in, int origin, int flag)
 {
     int mpi_errno = MPI_SUCCESS;
     size_t bytes = MPID_FT_SET_BYTES(in->size), len = msg_len(in->size, in->and_words);
@@ -241,21 +263,23 @@ static int send_msg(int to_pid, int kind, instance_t * in, int query_answer)
     m->size = in->size;
     m->and_words = in->and_words;
     m->rank = in->own_rank;
+    m->origin = origin;
     if (kind == MSG_CONTRIB) {
         memcpy(m->flag, in->flag_and, sizeof(m->flag));
-        m->query_answer = query_answer;
+        m->query_answer = flag;
         memcpy(m->ranks, in->contributed, bytes);
         memcpy(m->ranks + bytes, in->acked_by_all, bytes);
+        memcpy(m->ranks + 2 * bytes, in->answered, bytes);
     } else if (kind == MSG_DECIDE) {
         memcpy(m->flag, in->flag, sizeof(m->flag));
         m->raise = in->raise;
+        m->found = flag;
         memcpy(m->ranks, in->absent, bytes);
     }
     if (kind != MSG_QUERY)
-        memcpy(m->ranks + 2 * bytes, in->and_mask, in->and_words * sizeof(uint32_t));
-    mpi_errno = MPID_FT_send(to_pid, MPID_FT_CHANNEL_ULFM_AGREE, m, len);
+        memcpy(m->ranks + 3 * bytes, in->and_mask, in->and_words * sizeof(uint32_t));
+    mpi_errno = send_bytes(in, to_pid, m);
     MPL_free(m);
-    MPIR_ERR_CHECK(mpi_errno);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -283,29 +307,132 @@ static void add_contribution(instance_t * in, const uint8_t * members, const int
     in->flag_and[1] &= flag[1];
 }
 
-/* The binomial tree: rank r's parent clears its lowest set bit; its
- * subtree is [r, r + lowest bit) (all ranks for the root). */
-static int tree_parent(int r)
-{
-    return r & (r - 1);
-}
-
-static int subtree_end(int r, int n)
-{
-    return r == 0 || r + (r & -r) > n ? n : r + (r & -r);
-}
-
 /* The decision; its bitmap (unaligned) is the AND held when NULL. */
-static void adopt(instance_t * in, const int32_t * flag, int raise, const uint8_t * absent,
-                  const void *and_mask)
+static void adopt(instance_t * in, int origin, const int32_t * flag, int raise,
+                  const uint8_t * absent, const void *and_mask)
 {
     in->decided = 1;
+    in->decided_origin = origin;
     in->flag[0] = flag[0];
     in->flag[1] = flag[1];
     in->raise = raise;
     memcpy(in->absent, absent, MPID_FT_SET_BYTES(in->size));
     if (and_mask)
         memcpy(in->and_mask, and_mask, in->and_words * sizeof(uint32_t));
+}
+
+/* Whether member r is not known to have failed. One in MPI_Finalize
+ * counts: it returned from the agreement with the decision, and answers
+ * with it until every process is in MPI_Finalize. */
+static int member_alive(const instance_t * in, int r)
+{
+    if (r == in->own_rank)
+        return 1;
+    MPID_FT_proc_state_t state = MPID_FT_proc_state(in->pids[r]);
+    return state == MPID_FT_PROC_ALIVE || state == MPID_FT_PROC_GONE;
+}
+
+/* ---- the trees ------------------------------------------------------------ */
+
+/* The tree rooted at coordinator c: member r sits at (r - c) mod n. */
+static int tree_position(const instance_t * in, int r, int c)
+{
+    return (r - c + (int) in->size) % (int) in->size;
+}
+
+static int member_at(const instance_t * in, int v, int c)
+{
+    return (v + c) % (int) in->size;
+}
+
+/* The end of the subtree at position v: [v, v + lowest bit), all for the root. */
+static int subtree_end(int v, int n)
+{
+    return v == 0 || v + (v & -v) > n ? n : v + (v & -v);
+}
+
+/* Member r's parent in c's tree, repaired: its nearest ancestor not known
+ * to have failed (c when none is). */
+static int live_parent(const instance_t * in, int r, int c)
+{
+    int a = tree_position(in, r, c);
+    a &= a - 1;
+    while (a != 0 && !member_alive(in, member_at(in, a, c)))
+        a &= a - 1;
+    return member_at(in, a, c);
+}
+
+/* Whether every member of r's subtree in c's tree not known to have failed is in set. */
+static int subtree_in(const instance_t * in, int r, int c, const uint8_t * set)
+{
+    int n = (int) in->size, v = tree_position(in, r, c);
+    for (int i = v; i < subtree_end(v, n); i++) {
+        int m = member_at(in, i, c);
+        if (!MPID_FT_set_has(set, m) && member_alive(in, m))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether member r is a child of this process in c's tree: of its
+ * subtree, not known to have failed, and its live parent. */
+static int is_child(const instance_t * in, int r, int c)
+{
+    int n = (int) in->size, v = tree_position(in, in->own_rank, c), i = tree_position(in, r, c);
+    return i > v && i < subtree_end(v, n) && member_alive(in, r) &&
+        live_parent(in, r, c) == in->own_rank;
+}
+
+/* Sends a message of `kind` (payload as send_msg) to each child of this
+ * process in c's tree that `set` does not hold, adding it to `set`. */
+static void send_to_children(instance_t * in, int c, int kind, int flag, uint8_t * set)
+{
+    for (int r = 0; r < (int) in->size; r++)
+        if (!MPID_FT_set_has(set, r) && is_child(in, r, c)) {
+            MPID_FT_set_add(set, r);
+            send_msg(in->pids[r], kind, in, c, flag);
+        }
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+/* A decided process answers a QUERY or CONTRIB for coordinator `origin`:
+ * with that coordinator's decision, or with its own marked found. (A
+ * coordinator's own decision is its decision, whatever it was labelled.) */
+static void answer_decided(instance_t * in, int to_pid, int origin)
+{
+    int found = in->decided_origin != origin && in->own_rank != origin;
+    send_msg(to_pid, MSG_DECIDE, in, origin, found);
+}
+
+/* A decided process passes coordinator `origin`'s DECIDE on to its
+ * children in that coordinator's tree and to whoever sent it CONTRIB: a
+ * member that waits below it may have no other way to the decision. */
+static void relay_decision(instance_t * in, const agree_msg_t * m)
+{
+    int c = m->origin;
+    if (!in->entered || c == in->decided_origin || c == in->relayed_origin)
+        return;
+    in->relayed_origin = c;
+    for (int r = 0; r < (int) in->size; r++)
+        if (r != in->own_rank && (is_child(in, r, c) || MPID_FT_set_has(in->asked, r)) &&
+            !MPID_FT_set_has(in->absent, r))
+            send_bytes(in, in->pids[r], m);
+}
+
+static void commit(instance_t * in, int origin, const char *why)
+{
+    in->origin = origin;
+    in->parent_pid = -1;
+    in->failures_at_query = (unsigned) -1;
+    memset(in->queried, 0, MPID_FT_SET_BYTES(in->size));
+    memset(in->answered, 0, MPID_FT_SET_BYTES(in->size));
+    MPL_free(in->found);
+    in->found = NULL;
+    if (in->entered)
+        MPID_FT_set_add(in->answered, in->own_rank);
+    MPID_FT_TRACE("agree %#x/%u: answers to coordinator %d (%s)", in->context_id, in->seq,
+                  origin, why);
 }
 
 static void agree_message(int from, const void *buf, size_t len)
@@ -315,7 +442,8 @@ static void agree_message(int from, const void *buf, size_t len)
     if (len < sizeof(*m) || m->size == 0 || m->size > (uint32_t) MPIR_Process.size ||
         m->and_words > MAX_AND_WORDS || len != msg_len(m->size, m->and_words) ||
         m->kind < MSG_CONTRIB || m->kind > MSG_QUERY ||
-        m->rank < 0 || (uint32_t) m->rank >= m->size) {
+        m->rank < 0 || (uint32_t) m->rank >= m->size ||
+        m->origin < 0 || (uint32_t) m->origin >= m->size) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed agreement message from rank %d\n",
                 MPIR_Process.rank, from);
         return;
@@ -327,57 +455,64 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from);
         return;
     }
-    MPID_FT_TRACE("agree %#x/%u: %s from process %d", m->context_id, m->seq,
-                  m->kind == MSG_CONTRIB ? "contribution" : m->kind == MSG_DECIDE ?
-                  "decision" : "query", from);
+    MPID_FT_TRACE("agree %#x/%u: %s for coordinator %d from process %d", m->context_id, m->seq,
+                  m->kind == MSG_CONTRIB ? "contribution" : m->kind == MSG_QUERY ? "query" :
+                  m->found ? "found decision" : "decision", m->origin, from);
 
+    size_t bytes = MPID_FT_SET_BYTES(m->size);
     switch (m->kind) {
         case MSG_CONTRIB:
             if (in->decided) {
-                send_msg(from, MSG_DECIDE, in, 0);
-            } else {
-                add_contribution(in, m->ranks, m->flag, m->ranks + MPID_FT_SET_BYTES(m->size),
-                                 m->ranks + 2 * MPID_FT_SET_BYTES(m->size));
-                MPID_FT_set_add(in->asked, m->rank);
-                if (m->query_answer)
-                    MPID_FT_set_add(in->answered, m->rank);
+                answer_decided(in, from, m->origin);
+                break;
             }
+            add_contribution(in, m->ranks, m->flag, m->ranks + bytes, m->ranks + 3 * bytes);
+            MPID_FT_set_add(in->asked, m->rank);
+            if (m->query_answer && m->origin == in->origin)
+                for (size_t i = 0; i < bytes; i++)
+                    in->answered[i] |= m->ranks[2 * bytes + i];
             break;
         case MSG_QUERY:
-            /* one that has not entered yet answers when it does */
-            if (in->decided) {
-                send_msg(from, MSG_DECIDE, in, 0);
-            } else {
-                in->coordinator_pid = from;
-                in->queried = 1;
-                if (in->entered)
-                    send_msg(from, MSG_CONTRIB, in, 1);
-            }
+            if (in->decided)
+                answer_decided(in, from, m->origin);
+            else if (m->origin == in->origin)
+                in->parent_pid = -1;    /* a parent of a repaired tree asks: answered again */
+            else if (m->origin > in->origin)
+                commit(in, m->origin, "it asked");
             break;
         case MSG_DECIDE:
-            /* the coordinator (coordinator_pid is itself) takes it from
-             * anyone answering its query */
-            if (!in->decided && (from == in->coordinator_pid ||
-                                 (from == in->parent_pid && !in->queried) ||
-                                 (in->entered && in->coordinator_pid == in->own_pid)))
-                adopt(in, m->flag, m->raise, m->ranks, m->ranks + 2 * MPID_FT_SET_BYTES(m->size));
+            /* a decided process has nothing to take (every decision is
+             * the same one), but passes a coordinator's on, and answers
+             * one found below it (as the coordinator, with its own) */
+            if (in->decided) {
+                if (!m->found)
+                    relay_decision(in, m);
+                else if (in->entered)
+                    answer_decided(in, from, m->origin);
+            } else if (!in->entered || m->origin != in->origin) {
+                /* (not its coordinator's: not taken) */
+            } else if (!m->found || m->origin == in->own_rank) {
+                adopt(in, in->origin, m->flag, m->raise, m->ranks, m->ranks + 3 * bytes);
+            } else if (in->found == NULL) {
+                in->found = MPL_malloc(len, MPL_MEM_OTHER);
+                if (in->found)
+                    memcpy(in->found, m, len);
+            }
             break;
     }
 }
+
 __attribute__ ((constructor))
 static void register_channel(void)
 {
     MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message);
 }
 
-static int member_alive(const instance_t * in, int r)
+/* The lowest member above `after` not known to have failed (this process
+ * when none is). */
+static int next_coordinator(const instance_t * in, int after)
 {
-    return r == in->own_rank || MPID_FT_proc_state(in->pids[r]) == MPID_FT_PROC_ALIVE;
-}
-
-static int lowest_alive(const instance_t * in)
-{
-    for (int r = 0; r < (int) in->size; r++)
+    for (int r = after + 1; r < (int) in->size; r++)
         if (member_alive(in, r))
             return r;
     return in->own_rank;
@@ -452,27 +587,8 @@ static int acknowledged(MPIR_Comm * comm, int r)
     return MPID_FT_comm_acked(comm, r - remote_first);
 }
 
-/* In the tree: it holds the contributions of every member of its subtree
- * not known to have failed. */
-static int subtree_complete(const instance_t * in, int r)
-{
-    for (int i = r; i < subtree_end(r, (int) in->size); i++)
-        if (!MPID_FT_set_has(in->contributed, i) && member_alive(in, i))
-            return 0;
-    return 1;
-}
-
-/* Rank r's parent in the repaired tree: its nearest ancestor not known to
- * have failed (rank 0 when none is). */
-static int live_parent(const instance_t * in, int r)
-{
-    int parent = tree_parent(r);
-    while (parent != 0 && !member_alive(in, parent))
-        parent = tree_parent(parent);
-    return parent;
-}
-
-/* Decides once every member not known to have failed has contributed. */
+/* The coordinator decides once every member not known to have failed has
+ * contributed and, for a coordinator after rank 0, has committed to it. */
 static int try_decide(instance_t * in)
 {
     int raise = 0;
@@ -482,8 +598,7 @@ static int try_decide(instance_t * in)
     int took_over = in->own_rank != 0;
     for (int r = 0; r < (int) in->size; r++)
         if (member_alive(in, r) && (!MPID_FT_set_has(in->contributed, r) ||
-                                      (took_over && r != in->own_rank &&
-                                       !MPID_FT_set_has(in->answered, r))))
+                                      (took_over && !MPID_FT_set_has(in->answered, r))))
             return 0;
 
     uint8_t *absent = MPL_calloc(MPID_FT_SET_BYTES(in->size), 1, MPL_MEM_OTHER);
@@ -495,7 +610,7 @@ static int try_decide(instance_t * in)
         MPID_FT_set_add(absent, r);
         raise |= !MPID_FT_set_has(in->acked_by_all, r);
     }
-    adopt(in, in->flag_and, raise, absent, NULL);
+    adopt(in, in->own_rank, in->flag_and, raise, absent, NULL);
     MPL_free(absent);
     MPID_FT_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
                   (unsigned) in->flag[0], in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
@@ -505,16 +620,27 @@ static int try_decide(instance_t * in)
     return 1;
 }
 
-/* Passes the decision on: down the tree, and to every member that sent
- * CONTRIB directly (all of them, for a coordinator off the tree). */
+/* Passes the decision on: down its coordinator's tree, and to every
+ * member that sent CONTRIB. */
 static void pass_on(instance_t * in)
 {
-    int me = in->own_rank;
-    for (int r = 0; r < (int) in->size; r++) {
-        int child = r != 0 && tree_parent(r) == me;
-        if ((child || MPID_FT_set_has(in->asked, r)) && r != me && !MPID_FT_set_has(in->absent, r))
-            send_msg(in->pids[r], MSG_DECIDE, in, 0);
+    uint8_t *told = MPL_calloc(MPID_FT_SET_BYTES(in->size), 1, MPL_MEM_OTHER);
+    if (told == NULL) {
+        in->send_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
+                                              __LINE__, MPI_ERR_OTHER, "**nomem", 0);
+        return;
     }
+    MPID_FT_set_add(told, in->own_rank);
+    for (int r = 0; r < (int) in->size; r++)
+        if (MPID_FT_set_has(in->absent, r))
+            MPID_FT_set_add(told, r);
+    for (int r = 0; r < (int) in->size; r++)
+        if (MPID_FT_set_has(in->asked, r) && !MPID_FT_set_has(told, r)) {
+            MPID_FT_set_add(told, r);
+            send_msg(in->pids[r], MSG_DECIDE, in, in->decided_origin, 0);
+        }
+    send_to_children(in, in->decided_origin, MSG_DECIDE, 0, told);
+    MPL_free(told);
 }
 
 /* ---- one agreement, in steps ----------------------------------------------------- */
@@ -538,7 +664,6 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     in->entered = 1;
     in->own_context = comm->recvcontext_id;
     me = in->own_rank;
-    in->in_tree = member_alive(in, 0);
 
     size_t bytes = MPID_FT_SET_BYTES(n);
     uint8_t *own = MPL_calloc(2, bytes, MPL_MEM_OTHER);
@@ -551,81 +676,60 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     own_flags[me >= in->high_group] = flag;
     add_contribution(in, own, own_flags, own + bytes, and_mask);
     MPL_free(own);
-    if (in->queried) {
-        /* a coordinator that took over asked before this process entered */
-        in->in_tree = 0;
-        send_msg(in->coordinator_pid, MSG_CONTRIB, in, 1);
-    }
+    /* (committed before it entered: a coordinator's QUERY came first) */
+    if (in->origin != 0)
+        MPID_FT_set_add(in->answered, me);
 
     ag->comm = comm;
     ag->context_id = key;
     ag->seq = seq;
-    ag->coordinator = -1;
     ag->and_words = and_words;
     ag->mpi_errno = MPI_SUCCESS;
-    MPID_FT_TRACE("agree %#x/%u: enter with flag %#x%s", key, seq,
-                  (unsigned) flag, in->in_tree ? " (tree)" : "");
+    MPID_FT_TRACE("agree %#x/%u: enter with flag %#x, coordinator %d", key, seq,
+                  (unsigned) flag, in->origin);
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
 }
 
-/* Rank 0 failed (or a coordinator asked): contributions go to the
- * coordinator, the lowest rank alive, which decides. */
-static void coordinated_step(MPIR_ULFM_agreement_t * ag, instance_t * in)
-{
-    int me = in->own_rank, c = lowest_alive(in);
-
-    if (c != ag->coordinator) {
-        ag->coordinator = c;
-        if (c == me) {
-            in->coordinator_pid = in->own_pid;
-            if (c != 0) {
-                /* taking over: someone may hold a decision already */
-                MPID_FT_TRACE("agree %#x/%u: coordinator after rank 0 failed, asking",
-                              ag->context_id, ag->seq);
-                for (int r = 0; r < (int) in->size; r++)
-                    if (r != me)
-                        send_msg(in->pids[r], MSG_QUERY, in, 0);
-            }
-        } else if (in->coordinator_pid != in->pids[c] &&
-                   !(in->queried && MPID_FT_proc_state(in->coordinator_pid) == MPID_FT_PROC_ALIVE)) {
-            /* (one that answered a QUERY keeps that coordinator while it lives: a
-             * lower rank's failure may not be known here yet) */
-            in->coordinator_pid = in->pids[c];
-            send_msg(in->coordinator_pid, MSG_CONTRIB, in, 0);
-        }
-    }
-    if (ag->coordinator == me)
-        try_decide(in);
-}
-
-/* The tree: what the subtree contributed goes to the parent, again to a
- * new one when the parent fails; the root decides. */
+/* One step in the coordinator's tree: a new coordinator when this one's
+ * failed, QUERY to children not yet asked, and what the subtree holds (or
+ * an earlier decision found in it) to the parent, again to a new one when
+ * the parent fails; the coordinator decides. */
 static void tree_step(instance_t * in)
 {
     int me = in->own_rank;
     unsigned failures = MPID_FT_failure_count();
 
-    /* once sent, only a new failure can change the parent */
-    if (in->parent_pid >= 0 && failures == in->failures_at_send)
-        return;
-    if (!subtree_complete(in, me))
-        return;
-    if (me == 0) {
+    if (in->origin != me && !member_alive(in, in->origin))
+        commit(in, next_coordinator(in, in->origin), "the one before failed");
+    int c = in->origin;
+    if (c != 0 && failures != in->failures_at_query) {
+        in->failures_at_query = failures;
+        send_to_children(in, c, MSG_QUERY, 0, in->queried);
+    }
+    if (c == me) {
         try_decide(in);
         return;
     }
+    /* once sent, only a new failure or a new parent's QUERY sends again */
+    if (in->parent_pid >= 0 && failures == in->failures_at_send)
+        return;
+    if (in->found == NULL && !subtree_in(in, me, c, c == 0 ? in->contributed : in->answered))
+        return;
     in->failures_at_send = failures;
-    int parent_pid = in->pids[live_parent(in, me)];
-    if (parent_pid != in->parent_pid) {
-        if (in->parent_pid >= 0)
-            MPID_FT_TRACE("agree %#x/%u: parent failed, contributing to process %d",
-                          in->context_id, in->seq, parent_pid);
-        in->parent_pid = parent_pid;
-        send_msg(parent_pid, MSG_CONTRIB, in, 0);
-    }
+    int parent_pid = in->pids[live_parent(in, me, c)];
+    if (parent_pid == in->parent_pid)
+        return;
+    if (in->parent_pid >= 0)
+        MPID_FT_TRACE("agree %#x/%u: parent failed, sending to process %d", in->context_id,
+                      in->seq, parent_pid);
+    in->parent_pid = parent_pid;
+    if (in->found)
+        send_bytes(in, parent_pid, in->found);
+    else
+        send_msg(parent_pid, MSG_CONTRIB, in, c, c != 0);
 }
 
 int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)
@@ -640,15 +744,7 @@ int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcom
         return 1;
     }
     if (!in->decided) {
-        if (in->in_tree && !member_alive(in, 0)) {
-            MPID_FT_TRACE("agree %#x/%u: rank 0 failed, leaving the tree", ag->context_id,
-                          ag->seq);
-            in->in_tree = 0;
-        }
-        if (in->in_tree)
-            tree_step(in);
-        else
-            coordinated_step(ag, in);
+        tree_step(in);
         if (!in->decided)
             return 0;
     }
