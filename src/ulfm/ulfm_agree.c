@@ -177,8 +177,8 @@ static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, ui
     in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
     in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
     in->and_mask = MPL_malloc(and_words * sizeof(uint32_t) + 1, MPL_MEM_OTHER);
-    if (!in->asked || !in->answered || !in->queried || !in->contributed || !in->acked_by_all || !in->absent ||
-        !in->and_mask) {
+    if (!in->asked || !in->answered || !in->queried || !in->contributed || !in->acked_by_all ||
+        !in->absent || !in->and_mask) {
         free_instance(in);
         return NULL;
     }
@@ -383,15 +383,24 @@ static int is_child(const instance_t * in, int r, int c)
         live_parent(in, r, c) == in->own_rank;
 }
 
-/* Sends a message of `kind` (payload as send_msg) to each child of this
- * process in c's tree that `set` does not hold, adding it to `set`. */
-static void send_to_children(instance_t * in, int c, int kind, int flag, uint8_t * set)
+/* Sends QUERY for coordinator c to each child of this process in c's
+ * tree not asked yet. */
+static void query_children(instance_t * in, int c)
 {
     for (int r = 0; r < (int) in->size; r++)
-        if (!MPID_FT_set_has(set, r) && is_child(in, r, c)) {
-            MPID_FT_set_add(set, r);
-            send_msg(in->pids[r], kind, in, c, flag);
+        if (!MPID_FT_set_has(in->queried, r) && is_child(in, r, c)) {
+            MPID_FT_set_add(in->queried, r);
+            send_msg(in->pids[r], MSG_QUERY, in, c, 0);
         }
+}
+
+/* Whether member r gets coordinator c's decision from this process: a
+ * child in c's tree, or one that sent it CONTRIB, unless the decision
+ * left r out. */
+static int owed_decision(const instance_t * in, int r, int c)
+{
+    return r != in->own_rank && !MPID_FT_set_has(in->absent, r) &&
+        (MPID_FT_set_has(in->asked, r) || is_child(in, r, c));
 }
 
 /* ---- messages ------------------------------------------------------------- */
@@ -415,8 +424,7 @@ static void relay_decision(instance_t * in, const agree_msg_t * m)
         return;
     in->relayed_origin = c;
     for (int r = 0; r < (int) in->size; r++)
-        if (r != in->own_rank && (is_child(in, r, c) || MPID_FT_set_has(in->asked, r)) &&
-            !MPID_FT_set_has(in->absent, r))
+        if (owed_decision(in, r, c))
             send_bytes(in, in->pids[r], m);
 }
 
@@ -489,14 +497,15 @@ static void agree_message(int from, const void *buf, size_t len)
                     relay_decision(in, m);
                 else if (in->entered)
                     answer_decided(in, from, m->origin);
-            } else if (!in->entered || m->origin != in->origin) {
-                /* (not its coordinator's: not taken) */
-            } else if (!m->found || m->origin == in->own_rank) {
-                adopt(in, in->origin, m->flag, m->raise, m->ranks, m->ranks + 3 * bytes);
-            } else if (in->found == NULL) {
-                in->found = MPL_malloc(len, MPL_MEM_OTHER);
-                if (in->found)
-                    memcpy(in->found, m, len);
+            } else if (in->entered && m->origin == in->origin) {
+                /* (only its coordinator's is taken) */
+                if (!m->found || m->origin == in->own_rank) {
+                    adopt(in, in->origin, m->flag, m->raise, m->ranks, m->ranks + 3 * bytes);
+                } else if (in->found == NULL) {
+                    in->found = MPL_malloc(len, MPL_MEM_OTHER);
+                    if (in->found)
+                        memcpy(in->found, m, len);
+                }
             }
             break;
     }
@@ -624,23 +633,9 @@ static int try_decide(instance_t * in)
  * member that sent CONTRIB. */
 static void pass_on(instance_t * in)
 {
-    uint8_t *told = MPL_calloc(MPID_FT_SET_BYTES(in->size), 1, MPL_MEM_OTHER);
-    if (told == NULL) {
-        in->send_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
-                                              __LINE__, MPI_ERR_OTHER, "**nomem", 0);
-        return;
-    }
-    MPID_FT_set_add(told, in->own_rank);
     for (int r = 0; r < (int) in->size; r++)
-        if (MPID_FT_set_has(in->absent, r))
-            MPID_FT_set_add(told, r);
-    for (int r = 0; r < (int) in->size; r++)
-        if (MPID_FT_set_has(in->asked, r) && !MPID_FT_set_has(told, r)) {
-            MPID_FT_set_add(told, r);
+        if (owed_decision(in, r, in->decided_origin))
             send_msg(in->pids[r], MSG_DECIDE, in, in->decided_origin, 0);
-        }
-    send_to_children(in, in->decided_origin, MSG_DECIDE, 0, told);
-    MPL_free(told);
 }
 
 /* ---- one agreement, in steps ----------------------------------------------------- */
@@ -702,12 +697,12 @@ static void tree_step(instance_t * in)
     int me = in->own_rank;
     unsigned failures = MPID_FT_failure_count();
 
-    if (in->origin != me && !member_alive(in, in->origin))
+    if (!member_alive(in, in->origin))
         commit(in, next_coordinator(in, in->origin), "the one before failed");
     int c = in->origin;
     if (c != 0 && failures != in->failures_at_query) {
         in->failures_at_query = failures;
-        send_to_children(in, c, MSG_QUERY, 0, in->queried);
+        query_children(in, c);
     }
     if (c == me) {
         try_decide(in);
