@@ -7,8 +7,8 @@
  * connections, deferred endpoint closes, the echo check, the heartbeat
  * thread's findings, the launcher's failure signal, a failure awaiting
  * recovery, a watched RMA synchronization, and messages that can no
- * longer be received. The one
- * file that calls into all of them, above them.
+ * longer be received. The one file that calls into all of them, above
+ * them.
  */
 
 #include "mpidimpl.h"

@@ -446,9 +446,11 @@ int MPIDI_FTDEV_refuse_recv(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wi
     int err = MPIDI_FTDEV_refuse_pt2pt(av, comm, comm_wide);
     if (err == MPI_SUCCESS || err == MPIDI_FTDEV_BLANK_PEER || av == NULL)
         return err;
+    /* refused only because the peer is a process of another world that left */
     int pid = MPIDI_FTDEV_AV(av).pid;
     if (pid < MPIDI_FTDEV_global.num_pids ||
-        MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_GONE)
+        MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_GONE ||
+        MPIDI_FTDEV_refuse_pt2pt(NULL, comm, comm_wide) != MPI_SUCCESS)
         return err;
     ucp_tag_recv_info_t info;
     MPIDI_FTDEV_take_what_arrived();
