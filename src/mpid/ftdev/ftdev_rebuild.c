@@ -106,8 +106,8 @@ int MPIDI_FTDEV_rb_alloc_state(void)
     rb.hello_hb = MPL_calloc(n, sizeof(MPIDI_FTDEV_hb_contact_t), MPL_MEM_OTHER);
     rb.hello_ep = MPL_calloc(n, sizeof(ucp_ep_h), MPL_MEM_OTHER);
     rb.hello_died = MPL_calloc(n, 1, MPL_MEM_OTHER);
-    if (!rb.ready_epoch || !rb.ready_from || !rb.hello_epoch || !rb.hello_address || !rb.hello_len || !rb.hello_hb ||
-        !rb.hello_ep || !rb.hello_died)
+    if (!rb.ready_epoch || !rb.ready_from || !rb.hello_epoch || !rb.hello_address ||
+        !rb.hello_len || !rb.hello_hb || !rb.hello_ep || !rb.hello_died)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", 0);
     for (int p = 0; p < n; p++)
