@@ -1,0 +1,135 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+# Sourced by the attack tests (attack_*.sh, issue 47) after common.bash:
+# an outsider, test/ftmpi/attacker.c run as uid nobody, against 4-process
+# jobs of root's (test/ftmpi/attack_target.c). Every attacked job must end
+# as if nothing had happened:
+#   - mpiexec exits 0 and each of the 4 processes reports
+#     " rank R: No Errors" (none reports errors);
+#   - nothing on the job's output says a process was declared failed,
+#     died, is dead, or that a proxy/node was lost or given up
+#     ($ATTACK_DEATH_LINES);
+#   - the secret in mpiexec's environment (FTMPI_TEST_SECRET) is nowhere
+#     in what the attacker received or printed.
+# The scripts add their own checks (the linked file untouched).
+#
+# attack_setup: skips (exit 77) unless root with setpriv and a user nobody;
+# makes $tmp (removed at exit), the attacker's own folder $adir, the
+# attacker program $attacker, and $secret.
+
+ATTACK_DEATH_LINES='declared failed|died|dead|ended by signal|lost the proxy|ending the job|giving up|BAD TERMINATION|fence'
+ATTACK_JOB_LIMIT=90
+
+attack_setup() {
+    [ "$(id -u)" = 0 ] || { echo "the attack tests run as root (the job's owner; the attacker is nobody)"; exit 77; }
+    command -v setpriv >/dev/null || { echo "no setpriv (util-linux) to run the attacker as another user"; exit 77; }
+    command -v gcc >/dev/null || { echo "no gcc to build the attacker"; exit 77; }
+    attack_user=nobody
+    attack_group=$(id -gn nobody 2>/dev/null) || { echo "no user nobody to attack as"; exit 77; }
+    # anyone may read /proc/net/* and /proc/PID/comm: unless /proc hides them
+    if mount | grep -E '^proc on /proc .*hidepid=([12]|invisible|noaccess)' >/dev/null; then
+        echo "/proc is mounted with hidepid: the attacker cannot see the job"; exit 77
+    fi
+    tmp=$(mktemp -d /tmp/ftmpi-attack.XXXXXX) || exit 1
+    chmod 0755 "$tmp"
+    trap 'attack_cleanup' EXIT
+    adir=$tmp/attacker
+    mkdir "$adir"
+    chown "$attack_user:$attack_group" "$adir"
+    chmod 0700 "$adir"
+    attacker=$tmp/attacker.bin
+    gcc -O2 -Wall -o "$attacker" "$src/attacker.c" || { echo "FAIL: the attacker does not compile"; exit 1; }
+    chmod 0755 "$attacker"
+    secret=ftmpi-secret-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    fail=0
+    attack_jobs=0
+}
+
+attack_cleanup() {
+    [ -n "${planter:-}" ] && kill "$planter" 2>/dev/null
+    rm -rf "$tmp"
+}
+
+bad() { echo "FAIL: $*"; fail=1; }
+
+# as_attacker ARGS...: the attacker program as nobody, in its own folder
+as_attacker() {
+    (cd "$adir" && setpriv --reuid="$attack_user" --regid="$attack_group" --clear-groups -- "$attacker" "$@")
+}
+
+# attack_snapshot: the attacker notes the sockets that exist before the job
+# (into $adir/snapshot)
+attack_snapshot() {
+    as_attacker snapshot "$adir/snapshot" || bad "the attacker could not take its snapshot"
+}
+
+# start_job MODE PROGRAM ARGS...: a 4-process job in MODE (shrink: SHRINK
+# with MANUAL recovery; ulfm: ULFM) in the background with the secret in
+# mpiexec's environment; sets $job (its pid), $out (its output file), $ready
+# and $stop (the target's files). Extra variables for the job: $job_env;
+# extra options of mpiexec: $mpiexec_args.
+start_job() {
+    local mode=$1
+    shift
+    attack_jobs=$((attack_jobs + 1))
+    out=$tmp/job$attack_jobs.out
+    ready=$tmp/job$attack_jobs.ready
+    stop=$tmp/job$attack_jobs.stop
+    # (exported, never on a command line: every user sees those)
+    (
+        export FTMPI_TEST_SECRET=$secret ATTACK_READY_FILE=$ready ATTACK_STOP_FILE=$stop
+        case $mode in
+            shrink) export FTMPI_COMM_MODE=shrink ;;
+            ulfm) export FTMPI_RECOVERY_MODE=ulfm ;;
+        esac
+        for kv in ${job_env:-}; do export "$kv"; done
+        tagged_run $ATTACK_JOB_LIMIT "$prefix/bin/mpiexec" ${mpiexec_args:-} -n 4 "$@"
+    ) >"$out" 2>&1 &
+    job=$!
+}
+
+# wait_ready: 0 once the job's processes are all running (60 s at most),
+# 1 (and says so) if the job ended or hung before
+wait_ready() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+        [ -e "$ready" ] && return 0
+        kill -0 "$job" 2>/dev/null || break
+        sleep 0.1
+    done
+    bad "$label: the job never got going (status of the job: $(kill -0 "$job" 2>/dev/null && echo running || echo ended)):"
+    sed 's/^/      /' "$out" | head -n 15
+    return 1
+}
+
+# finish_job: lets the job end (the target stops once $stop exists) and
+# sets $rc to mpiexec's exit status
+finish_job() {
+    touch "$stop"
+    wait "$job"
+    rc=$?
+}
+
+# judge ATTACKER_FILES...: the common verdict on the job just finished
+# ($label, $rc, $out) and on what the attacker got (the files named)
+judge() {
+    local n found deaths leaked= f ok=1
+    n=$(grep -Eac "^ rank [0-3]: No Errors" "$out")
+    found=$(grep -Eac "rank [0-9]+: Found|check failed" "$out")
+    deaths=$(grep -Eai "$ATTACK_DEATH_LINES" "$out" | head -n 5)
+    for f in "$@"; do
+        [ -f "$f" ] && grep -aqF "$secret" "$f" && leaked="$leaked $(basename "$f")"
+    done
+    if [ "$rc" != 0 ]; then ok=0; echo "  mpiexec exited with status $rc"; fi
+    if [ "$n" != 4 ] || [ "$found" != 0 ]; then
+        ok=0; echo "  $n of 4 processes reported No Errors, $found error line(s)"
+    fi
+    if [ -n "$deaths" ]; then ok=0; echo "  failures declared:"; printf '%s\n' "$deaths" | sed 's/^/      /'; fi
+    if [ -n "$leaked" ]; then ok=0; echo "  mpiexec's environment (the secret) reached the attacker:$leaked"; fi
+    if [ $ok = 1 ]; then
+        echo "$label: the job is unharmed (4 processes correct, status 0, nothing declared failed, nothing leaked)"
+    else
+        bad "$label"
+        echo "  the job's output (last lines):"
+        grep -av "^attack_target: rank" "$out" | tail -n 12 | sed 's/^/      | /'
+    fi
+}
