@@ -29,7 +29,7 @@ attack_setup() {
     if mount | grep -E '^proc on /proc .*hidepid=([12]|invisible|noaccess)' >/dev/null; then
         echo "/proc is mounted with hidepid: the attacker cannot see the job"; exit 77
     fi
-    tmp=$(mktemp -d /tmp/ftmpi-attack.XXXXXX) || exit 1
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/ftmpi-attack.XXXXXX") || exit 1
     chmod 0755 "$tmp"
     trap 'attack_cleanup' EXIT
     adir=$tmp/attacker
@@ -39,9 +39,12 @@ attack_setup() {
     attacker=$tmp/attacker.bin
     gcc -O2 -Wall -o "$attacker" "$src/attacker.c" || { echo "FAIL: the attacker does not compile"; exit 1; }
     chmod 0755 "$attacker"
+    as_attacker snapshot "$adir/probe" ||
+        { echo "nobody cannot run the attacker from $tmp (mounted noexec? set TMPDIR)"; exit 77; }
     secret=ftmpi-secret-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
     fail=0
     attack_jobs=0
+    label=setup
 }
 
 attack_cleanup() {
@@ -49,7 +52,28 @@ attack_cleanup() {
     rm -rf "$tmp"
 }
 
-bad() { echo "FAIL: $*"; fail=1; }
+# bad MESSAGE: the case $label failed
+failed_cases=()
+bad() {
+    echo "FAIL: $*"
+    fail=1
+    local c
+    for c in "${failed_cases[@]}"; do [ "$c" = "$label" ] && return; done
+    failed_cases+=("$label")
+}
+
+# attack_finish: nothing of the jobs may be left; the last line sums up
+attack_finish() {
+    no_process_left || { label="processes left behind"; bad "$label"; }
+    if [ $fail = 0 ]; then
+        echo "all $attack_jobs attacked jobs unharmed"
+    else
+        local list c
+        list=$(for c in "${failed_cases[@]}"; do printf '%s; ' "$c"; done)
+        echo "FAIL: ${#failed_cases[@]} of $attack_jobs case(s) failed: ${list%; }"
+    fi
+    exit $fail
+}
 
 # as_attacker ARGS...: the attacker program as nobody, in its own folder
 as_attacker() {
@@ -113,7 +137,7 @@ finish_job() {
 # ($label, $rc, $out) and on what the attacker got (the files named)
 judge() {
     local n found deaths leaked= f ok=1
-    n=$(grep -Eac "^ rank [0-3]: No Errors" "$out")
+    n=$(grep -Eao "^ rank [0-3]: No Errors" "$out" | sort -u | wc -l)
     found=$(grep -Eac "rank [0-9]+: Found|check failed" "$out")
     deaths=$(grep -Eai "$ATTACK_DEATH_LINES" "$out" | head -n 5)
     for f in "$@"; do

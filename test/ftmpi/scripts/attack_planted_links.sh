@@ -99,5 +99,4 @@ for variant in "shrink planted" "ulfm planted" "shrink swapped" "ulfm swapped"; 
     find "$shared" -mindepth 1 -delete
 done
 
-no_process_left || fail=1
-exit $fail
+attack_finish
