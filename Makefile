@@ -21,7 +21,7 @@ STOCK_PREFIX := $(TOP)/install-stock
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := autoconf automake libtool python3 gcc g++ gfortran make patch xz-utils perl \
-                libucx-dev libhwloc-dev ccache strace gdb
+                libucx-dev libhwloc-dev libsodium-dev ccache strace gdb
 BENCH_DEB_PACKAGES := gnuplot-nox
 
 # Options shared by ftdev and the stock reference build.

@@ -12,7 +12,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")" && pwd)
-build=$top/build
+# FTMPICH_BUILD_DIR: another build folder (make check-asan's)
+build=${FTMPICH_BUILD_DIR:-$top/build}
 download=$build/download
 tree=$build/mpich-4.0.2
 version=4.0.2
@@ -168,7 +169,7 @@ sync_overlay() {
 
 regenerate() {
     note "regenerating MPICH build files (takes about a minute)"
-    (cd "$tree" && ./autogen.sh -quick -without-hydra -without-test >"$build/mpich-autogen.log" 2>&1) ||
+    (cd "$tree" && ./autogen.sh -quick -without-test >"$build/mpich-autogen.log" 2>&1) ||
         die "MPICH's autogen.sh failed (see $build/mpich-autogen.log)"
 }
 
