@@ -48,30 +48,7 @@
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 #include "ftmpi_coll.h"
-
-enum { UNDECIDED = 0, COMMIT, ABORT };
-enum { VOTE = 1, QUERY, STATE, SWEEP, REPORT };
-
-/* One message of the protocol. VOTE: the sender's AND of the votes it
- * knows, in dissemination round `round`; QUERY: what do you know;
- * STATE: the answer, value = decision; when undecided, round 1 says the
- * sender decides by itself (a blocking collective of its drives it).
- * SWEEP (round = the sweep's root) carries the process ids of the
- * receiver's subtree, itself first; REPORT (round = the root) answers it,
- * value = the decision or UNDECIDED for the whole subtree. A COMMIT of a
- * shared output in STATE or REPORT carries the output. */
-typedef struct {
-    uint32_t type;
-    uint32_t context_id;
-    uint32_t epoch;
-    uint32_t instance;
-    uint32_t seq;
-    uint32_t round;
-    int32_t value;
-} commit_msg_t;
-
-/* Rounds of a communicator of up to 2^MAX_ROUNDS members. */
-#define MAX_ROUNDS 30
+#include "ftmpi_commit_msg.h"
 
 /* What this process knows of one atomic collective. */
 typedef struct record {
@@ -509,26 +486,13 @@ static void commit_message(int from, const void *buf, size_t len)
 {
     commit_msg_t m;
 
-    if (len < sizeof(m))
-        return drop_message(from, "too short");
+    const char *wrong = ftmpi_commit_msg_check(buf, len, from, MPIR_Process.size,
+                                               MPIR_Process.rank);
+    if (wrong)
+        return drop_message(from, wrong);
     memcpy(&m, buf, sizeof(m));
     const void *result = (const char *) buf + sizeof(m);
     size_t result_len = len - sizeof(m);
-    if (m.type < VOTE || m.type > REPORT)
-        return drop_message(from, "unknown type");
-    if (m.type == SWEEP ? (result_len == 0 || result_len % sizeof(int) != 0 ||
-                           result_len / sizeof(int) > (size_t) MPIR_Process.size) :
-        result_len > 0 && ((m.type != STATE && m.type != REPORT) || m.value != COMMIT))
-        return drop_message(from, "wrong length");
-    if ((m.type == SWEEP || m.type == REPORT) && m.round >= (uint32_t) MPIR_Process.size)
-        return drop_message(from, "bad root");
-    if (m.type == REPORT && m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT)
-        return drop_message(from, "bad report");
-    if (m.type == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
-        return drop_message(from, "bad vote");
-    if (m.type == STATE && ((m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT) ||
-                            m.round > 1))
-        return drop_message(from, "bad state");
     record_t *r = find_record(m.context_id, m.epoch, m.instance, m.seq);
     if (r == NULL)
         return drop_message(from, "out of memory");
@@ -563,14 +527,7 @@ static void commit_message(int from, const void *buf, size_t len)
                 r->delegate_answer = m.round ? DRIVES : IDLE;
             break;
         case SWEEP:{
-                int n = result_len / sizeof(int);
-                for (int i = 0; i < n; i++) {
-                    int pid;
-                    memcpy(&pid, (const int *) result + i, sizeof(pid));
-                    if (pid < 0 || pid >= MPIR_Process.size || (i == 0 && pid != MPIR_Process.rank))
-                        return drop_message(from, "a sweep of processes that do not exist here");
-                }
-                swept(r, from, m.round, result, n);
+                swept(r, from, m.round, result, result_len / sizeof(int));
                 break;
             }
         case REPORT:{
@@ -590,7 +547,7 @@ static void commit_message(int from, const void *buf, size_t len)
 __attribute__ ((constructor))
 static void register_commit_channel(void)
 {
-    MPID_FT_register_handler(MPID_FT_CHANNEL_COMMIT, commit_message);
+    MPID_FT_register_handler(MPID_FT_CHANNEL_COMMIT, commit_message, MPID_FT_FROM_THIS_WORLD);
 }
 
 /* ---- waiting -------------------------------------------------------------- */

@@ -73,17 +73,7 @@
 
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
-
-enum { MSG_JOIN = 1, MSG_DECIDE = 2 };
-
-typedef struct {
-    uint32_t kind;
-    uint32_t epoch;             /* JOIN: the highest epoch among its joins; DECIDE: the new one */
-    int32_t decider;            /* DECIDE: the coordinator that decided */
-    uint8_t sets[];             /* two bitmaps: JOIN K, W(epoch); DECIDE new, previous;
-                                 * then, in a JOIN, the epoch each process joined from
-                                 * (uint32_t, NO_JOIN for none) */
-} agree_msg_t;
+#include "ftmpi_agree_msg.h"
 
 static struct {
     int n;                      /* processes */
@@ -121,7 +111,7 @@ static struct {
 
 static size_t msg_len(int kind)
 {
-    return sizeof(agree_msg_t) + 2 * ag.nbytes + (kind == MSG_JOIN ? ag.n * sizeof(uint32_t) : 0);
+    return ftmpi_agree_msg_len(kind, ag.n);
 }
 
 /* Sets up the agreement's state once; MPI_ERR_OTHER when memory ran out
@@ -280,11 +270,10 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from);
         return;
     }
-    if (len < sizeof(agree_msg_t) || (m->kind != MSG_JOIN && m->kind != MSG_DECIDE) ||
-        len != msg_len(m->kind) ||
-        (m->kind == MSG_DECIDE && (m->decider < 0 || m->decider >= ag.n))) {
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed recovery message from rank %d\n",
-                MPIR_Process.rank, from);
+    const char *wrong = ftmpi_agree_msg_check(buf, len, from, ag.n);
+    if (wrong) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a recovery message from rank %d: %s\n",
+                MPIR_Process.rank, from, wrong);
         return;
     }
     MPID_FT_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
@@ -326,7 +315,7 @@ static void agree_message(int from, const void *buf, size_t len)
 __attribute__ ((constructor))
 static void register_agree_channel(void)
 {
-    MPID_FT_register_handler(MPID_FT_CHANNEL_RECOVERY, agree_message);
+    MPID_FT_register_handler(MPID_FT_CHANNEL_RECOVERY, agree_message, MPID_FT_FROM_THIS_WORLD);
 }
 
 static void decide(void)

@@ -79,32 +79,8 @@
 #include "ulfm.h"
 #include "mpid_ft.h"
 #include "ftmpi_recovery.h"
+#include "ulfm_agree_msg.h"
 
-enum { MSG_CONTRIB = 1, MSG_DECIDE, MSG_QUERY };
-
-typedef struct {
-    uint32_t kind;
-    uint32_t context_id;
-    uint32_t seq;
-    uint32_t size;              /* members of the communicator */
-    uint32_t and_words;         /* 32-bit words of the bitmap ANDed besides the flags */
-    int32_t rank;               /* the sender's rank in it */
-    int32_t origin;             /* the coordinator whose tree it travels: QUERY, CONTRIB: the
-                                 * one asked for; DECIDE: the one whose decision it is, or
-                                 * (found) the one it answers */
-    int32_t flag[2];            /* per group (intercommunicators: low, high): CONTRIB: the
-                                 * AND of its members' flags; DECIDE: the AND */
-    int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
-    int32_t query_answer;       /* CONTRIB: an answer of members committed to `origin` */
-    int32_t found;              /* DECIDE: an earlier decision, passed up to `origin` */
-    /* three sets of ranks: CONTRIB: its members, the failures all of them
-     * acknowledged, the members that committed to `origin`; DECIDE: the
-     * non-contributors; then the bitmap (CONTRIB: its members' AND;
-     * DECIDE: the AND) */
-    uint8_t ranks[];
-} agree_msg_t;
-
-#define MAX_AND_WORDS 1024
 
 typedef struct instance {
     struct instance *next;
@@ -234,7 +210,7 @@ void MPIR_ULFM_context_released(uint32_t context_id)
 
 static size_t msg_len(uint32_t size, uint32_t and_words)
 {
-    return sizeof(agree_msg_t) + 3 * MPID_FT_SET_BYTES(size) + and_words * sizeof(uint32_t);
+    return ulfm_agree_msg_len(size, and_words);
 }
 
 /* A send that fails (no memory) is kept in the instance: the agreement
@@ -447,13 +423,10 @@ static void agree_message(int from, const void *buf, size_t len)
 {
     const agree_msg_t *m = buf;
 
-    if (len < sizeof(*m) || m->size == 0 || m->size > (uint32_t) MPIR_Process.size ||
-        m->and_words > MAX_AND_WORDS || len != msg_len(m->size, m->and_words) ||
-        m->kind < MSG_CONTRIB || m->kind > MSG_QUERY ||
-        m->rank < 0 || (uint32_t) m->rank >= m->size ||
-        m->origin < 0 || (uint32_t) m->origin >= m->size) {
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a malformed agreement message from rank %d\n",
-                MPIR_Process.rank, from);
+    const char *wrong = ulfm_agree_msg_check(buf, len);
+    if (wrong) {
+        fprintf(stderr, "FT-MPICH: rank %d: dropped an agreement message from rank %d: %s\n",
+                MPIR_Process.rank, from, wrong);
         return;
     }
     instance_t *in = instance(m->context_id, m->seq, m->size, m->and_words, 1);
@@ -514,7 +487,7 @@ static void agree_message(int from, const void *buf, size_t len)
 __attribute__ ((constructor))
 static void register_channel(void)
 {
-    MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message);
+    MPID_FT_register_handler(MPID_FT_CHANNEL_ULFM_AGREE, agree_message, MPID_FT_FROM_ANY_WORLD);
 }
 
 /* The lowest member above `after` not known to have failed (this process

@@ -11,8 +11,9 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 #include "ftdev_counters.h"
+#include "ftdev_key.h"
 
-#define NUM_TYPES (MPIDI_FTDEV_CTRL_ECHO_REPLY + 1)
+#define NUM_TYPES MPIDI_FTDEV_CTRL_NUM_TYPES
 
 static struct {
     MPIDI_FTDEV_ctrl_handler_t handler;
@@ -35,7 +36,7 @@ static void tell_sent(int to, const MPIDI_FTDEV_ctrl_msg_t * msg, size_t len)
 typedef struct {
     int to;
     size_t len;
-    uint32_t hops;              /* the active message's header: its chain length */
+    MPIDI_FTDEV_ctrl_head_t head;       /* the active message's header: chain length, MAC */
     MPIDI_FTDEV_ctrl_msg_t msg;         /* and the payload */
 } outgoing_t;
 
@@ -113,9 +114,11 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     if (ep == NULL) {
         r = UCS_STATUS_PTR(UCS_ERR_UNREACHABLE);
     } else {
-        out->hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about),
-                                           sizeof(out->msg) + len);
-        r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->hops, sizeof(out->hops),
+        out->head.hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about),
+                                                sizeof(out->msg) + len);
+        MPIDI_FTDEV_ctrl_seal(&out->head, &out->msg, sizeof(out->msg) + len,
+                              MPIDI_FTDEV_keys.control);
+        r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->head, sizeof(out->head),
                             &out->msg, sizeof(out->msg) + len, &param);
     }
     if (r == NULL) {
@@ -165,13 +168,17 @@ void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int 
     }
 }
 
-/* What arrives from the network is checked: a malformed control message
- * is reported on one line and dropped, since there is no caller to return
- * an error to. */
+/* What arrives from the network is checked: a forged or malformed control
+ * message is counted (ftdev_msgs_rejected), reported on one line and
+ * dropped, since there is no caller to return an error to. */
 static ucs_status_t bad_message(int from, const char *what)
 {
-    fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
-            MPIDI_FTDEV_global.my_pid, what, from);
+    MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
+    if (from < 0)
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s\n", MPIDI_FTDEV_global.my_pid, what);
+    else
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
+                MPIDI_FTDEV_global.my_pid, what, from);
     return UCS_OK;
 }
 
@@ -192,27 +199,26 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     MPIDI_FTDEV_ctrl_msg_t msg;
     void *payload = NULL;
     uint32_t hops;
+    const char *wrong;
 
     if (unlikely(test_deaf))
         return UCS_OK;
-    if (length < sizeof(msg))
-        return bad_message(-1, "truncated control message");
-    memcpy(&msg, data, sizeof(msg));
+    wrong = MPIDI_FTDEV_ctrl_open(header, header_length, data, length, MPIDI_FTDEV_keys.control,
+                                  &msg, &hops);
+    if (wrong)
+        return bad_message(-1, wrong);
     /* the sender names itself by its tag pid */
     int from = MPIDI_FTDEV_pid_of_tag_pid(msg.from);
     if (from < 0)
         return bad_message(msg.from, "control message from no process known here");
     msg.from = from;
-    if (header_length != sizeof(hops))
-        return bad_message(msg.from, "control message without its round count");
-    memcpy(&hops, header, sizeof(hops));
-    if (msg.type >= NUM_TYPES || owner[msg.type].handler == NULL)
-        return bad_message(msg.from, "control message of an unknown type");
-    /* another world's pids mean nothing here: only the messages that name
-     * no pid cross worlds */
-    if (from >= MPIDI_FTDEV_global.num_pids && msg.type != MPIDI_FTDEV_CTRL_FINALIZING &&
-        msg.type != MPIDI_FTDEV_CTRL_CHANNEL && msg.type != MPIDI_FTDEV_CTRL_REVOKE)
-        return bad_message(msg.from, "control message about its own world's processes");
+    wrong = MPIDI_FTDEV_ctrl_check(msg.type, msg.pid, length - sizeof(msg),
+                                   MPIDI_FTDEV_global.num_pids,
+                                   from < MPIDI_FTDEV_global.num_pids);
+    if (wrong == NULL && owner[msg.type].handler == NULL)
+        wrong = "control message of a type nobody handles";
+    if (wrong)
+        return bad_message(msg.from, wrong);
     MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, hops);
     /* UCX gives no alignment: the owner gets an aligned copy */
     size_t len = length - sizeof(msg);

@@ -26,6 +26,8 @@ static unsigned long long msgs_received[MPIDI_FTDEV_NUM_PROTOS];
 static unsigned long long bytes_sent[MPIDI_FTDEV_NUM_PROTOS];
 static unsigned long long bytes_received[MPIDI_FTDEV_NUM_PROTOS];
 static unsigned long long rounds[MPIDI_FTDEV_NUM_PROTOS];
+/* messages dropped on receipt: forged, replayed or malformed */
+static unsigned long long rejected[MPIDI_FTDEV_NUM_REJECTS];
 
 MPIDI_FTDEV_proto_t MPIDI_FTDEV_proto_of(int type, int about)
 {
@@ -69,6 +71,11 @@ void MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_t proto, size_t bytes, uint32_
         __atomic_store_n(&rounds[proto], hops, __ATOMIC_RELAXED);
 }
 
+void MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_reject_t where)
+{
+    add(&rejected[where], 1);
+}
+
 static void register_one(MPIR_T_pvar_class_t varclass, const char *name, void *counters,
                          const char *what)
 {
@@ -99,6 +106,13 @@ void MPIDI_FTDEV_counters_register(void)
                  "bytes of fault-tolerance messages this process received");
     register_one(MPI_T_PVAR_CLASS_LEVEL, "ftdev_rounds", rounds,
                  "longest chain of a protocol's messages that ended at this process");
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG,
+                              "ftdev_msgs_rejected", rejected, MPIDI_FTDEV_NUM_REJECTS,
+                              MPI_T_ENUM_NULL, MPI_T_VERBOSITY_USER_BASIC, MPI_T_BIND_NO_OBJECT,
+                              MPIR_T_PVAR_FLAG_READONLY | MPIR_T_PVAR_FLAG_CONTINUOUS, NULL, NULL,
+                              "FTDEV", "messages this process dropped on receipt (a wrong MAC, "
+                              "a replay, a malformed field), per source: heartbeat datagrams, "
+                              "control messages");
 }
 
 void MPIDI_FTDEV_counters_trace(void)
@@ -108,4 +122,8 @@ void MPIDI_FTDEV_counters_trace(void)
             MPID_FT_TRACE("counters %s: sent %llu msgs %llu B, received %llu msgs %llu B, "
                           "rounds %llu", proto_name[i], msgs_sent[i], bytes_sent[i],
                           msgs_received[i], bytes_received[i], rounds[i]);
+    if (rejected[MPIDI_FTDEV_REJECT_HEARTBEAT] || rejected[MPIDI_FTDEV_REJECT_CONTROL])
+        MPID_FT_TRACE("counters rejected: %llu heartbeat datagrams, %llu control messages",
+                      rejected[MPIDI_FTDEV_REJECT_HEARTBEAT],
+                      rejected[MPIDI_FTDEV_REJECT_CONTROL]);
 }

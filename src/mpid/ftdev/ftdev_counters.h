@@ -41,6 +41,15 @@ uint32_t MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_t proto, size_t bytes);
  * protocol carries none). */
 void MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_t proto, size_t bytes, uint32_t hops);
 
+/* Where a message dropped on receipt came from (ftdev_msgs_rejected). */
+typedef enum {
+    MPIDI_FTDEV_REJECT_HEARTBEAT = 0,
+    MPIDI_FTDEV_REJECT_CONTROL,
+    MPIDI_FTDEV_NUM_REJECTS
+} MPIDI_FTDEV_reject_t;
+
+void MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_reject_t where);
+
 /* Registers the MPI_T performance variables (during MPI_Init). */
 void MPIDI_FTDEV_counters_register(void);
 

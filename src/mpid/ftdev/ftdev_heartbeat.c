@@ -43,6 +43,7 @@
 #include "ftdev_impl.h"
 #include "ftdev_counters.h"
 #include "ftdev_heartbeat.h"
+#include "ftdev_key.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -93,6 +94,8 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
+#define HB_RECV_BATCH 256
+
 static const char *const condition_name[PROC_NUM_CONDITIONS] = {
     "unseen", "ended", "stopped by a signal", "held by a debugger", "running"
 };
@@ -138,10 +141,21 @@ int MPIDI_FTDEV_heartbeat_enabled(void)
         !MPIDI_FTDEV_global.policy.aborts_on_failure;
 }
 
+/* Where the heartbeat listens: the address the job's other processes
+ * reach this node at, loopback when the whole world runs on this one
+ * (its REBUILD replacements are placed here too: ftdev_launcher.c). A
+ * replacement does not know the world's nodes yet, and uses the node's. */
+static uint32_t listening_address(void)
+{
+    if (MPIR_Process.num_nodes == 1 && !MPIDI_FTDEV_global.is_replacement)
+        return htonl(INADDR_LOOPBACK);
+    return node_address();
+}
+
 int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
 {
     int mpi_errno = MPI_SUCCESS;
-    struct sockaddr_in addr = {.sin_family = AF_INET,.sin_addr.s_addr = htonl(INADDR_ANY) };
+    struct sockaddr_in addr = {.sin_family = AF_INET };
     socklen_t len = sizeof(addr);
 
     memset(contact, 0, sizeof(*contact));
@@ -149,6 +163,7 @@ int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
     contact->pid_namespace = own_pid_namespace();
     if (!MPIDI_FTDEV_heartbeat_enabled())
         goto fn_exit;
+    addr.sin_addr.s_addr = listening_address();
     MPIDI_FTDEV_hb.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     MPIR_ERR_CHKANDJUMP1(MPIDI_FTDEV_hb.sock < 0, mpi_errno, MPI_ERR_OTHER, "**ftdev_heartbeat",
                          "**ftdev_heartbeat %s", strerror(errno));
@@ -156,7 +171,7 @@ int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
                          getsockname(MPIDI_FTDEV_hb.sock, (struct sockaddr *) &addr, &len) != 0,
                          mpi_errno, MPI_ERR_OTHER, "**ftdev_heartbeat", "**ftdev_heartbeat %s",
                          strerror(errno));
-    contact->ip = node_address();
+    contact->ip = addr.sin_addr.s_addr;
     contact->port = addr.sin_port;
 
   fn_exit:
@@ -326,6 +341,27 @@ static void verify_suspect(watch_t * w, double now, double timeout)
         declare_node_failed(w->pid);
 }
 
+/* Whether a datagram is a genuine, first-seen one of a process of the
+ * job (ftdev_wire.c checks its MAC, sender, counter and fields): a forged
+ * or replayed one is counted and dropped, and never suspects, fences or
+ * kills anything; one of a process since replaced is dropped too. */
+static int datagram_opened(const void *buf, size_t len, MPIDI_FTDEV_hb_msg_t * m)
+{
+    const char *why;
+    switch (MPIDI_FTDEV_hb_open(buf, len, MPIDI_FTDEV_keys.heartbeat,
+                                MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.peer_hb,
+                                MPIDI_FTDEV_hb.windows, m, &why)) {
+        case HB_OPENED:
+            return 1;
+        case HB_STALE:
+            return 0;
+        default:
+            MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_HEARTBEAT);
+            MPID_FT_TRACE("heartbeat: dropped a datagram %s", why);
+            return 0;
+    }
+}
+
 static void *beat(void *arg)
 {
     double period = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD;
@@ -355,13 +391,16 @@ static void *beat(void *arg)
             MPIDI_FTDEV_watch_forget_ended();
         }
         if (fds[0].revents & POLLIN) {
-            hb_msg_t m;
-            while (recv(MPIDI_FTDEV_hb.sock, &m, sizeof(m), MSG_DONTWAIT) == sizeof(m)) {
-                if (m.magic != HB_MAGIC || m.from < 0 || m.from >= MPIDI_FTDEV_global.num_pids ||
-                    m.from_ospid != MPIDI_FTDEV_global.peer_hb[m.from].ospid)
-                    continue;   /* not ours, or a process that was replaced */
+            MPIDI_FTDEV_hb_msg_t m;
+            char buf[sizeof(m) + 1];
+            ssize_t got;
+            /* a bounded batch: a flood of datagrams must not keep the
+             * thread from beating */
+            for (int batch = 0; batch < HB_RECV_BATCH &&
+                 (got = recv(MPIDI_FTDEV_hb.sock, buf, sizeof(buf), MSG_DONTWAIT)) >= 0; batch++) {
+                if (!datagram_opened(buf, (size_t) got, &m))
+                    continue;
                 MPIDI_FTDEV_count_received(MPIDI_FTDEV_PROTO_HEARTBEAT, sizeof(m), 0);
-                int about_valid = m.about >= 0 && m.about < MPIDI_FTDEV_global.num_pids;
                 if (m.kind == HB_BEAT) {
                     heard[m.from] = now_ms();
                 } else if (m.kind == HB_PROBE) {
@@ -373,11 +412,10 @@ static void *beat(void *arg)
                     send_to(m.from, HB_ECHO_STATE, MPIDI_FTDEV_echo_state_of(m.from));
                 } else if (m.kind == HB_ECHO_STATE) {
                     MPIDI_FTDEV_echo_peer_state(m.from, m.about, now_ms());
-                } else if (m.kind == HB_VERIFY && about_valid) {
+                } else if (m.kind == HB_VERIFY) {
                     MPIDI_FTDEV_hb_send(m.from, HB_VERDICT, m.about,
                                         MPIDI_FTDEV_proc_condition(m.about));
-                } else if (m.kind == HB_VERDICT && about_valid && m.about == w.pid &&
-                           m.state > PROC_UNSEEN && m.state < PROC_NUM_CONDITIONS) {
+                } else if (m.kind == HB_VERDICT && m.about == w.pid) {
                     /* an answer to a question asked before the timeout
                      * only shows that the node is there */
                     w.node_asked = 0;
@@ -385,8 +423,7 @@ static void *beat(void *arg)
                         settle(&w, m.state, now_ms());
                 } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.my_pid) {
                     MPIDI_FTDEV_fence("its heartbeat went silent");
-                } else if (m.kind == HB_FAILED && about_valid &&
-                           !MPIDI_FTDEV_hb.suspected[m.about]) {
+                } else if (m.kind == HB_FAILED && !MPIDI_FTDEV_hb.suspected[m.about]) {
                     /* one of this node: it must not run on (it would end
                      * itself if it did), and its death lets its launcher
                      * go on */
@@ -435,6 +472,9 @@ int MPIDI_FTDEV_heartbeat_start(void)
                         MPIDI_FTDEV_echo_open(MPIDI_FTDEV_global.num_pids) != MPI_SUCCESS,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIDI_FTDEV_hb.tell_launcher = MPIDI_FTDEV_hb.suspected + MPIDI_FTDEV_global.num_pids;
+    MPIDI_FTDEV_hb.windows = MPL_calloc(MPIDI_FTDEV_global.num_pids,
+                                        sizeof(MPIDI_FTDEV_replay_window_t), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_hb.windows == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
     /* every process of the node is watched when MPI_Init returns, not from
@@ -469,6 +509,8 @@ void MPIDI_FTDEV_heartbeat_stop(void)
     MPIDI_FTDEV_hb.sock = -1;
     MPL_free(MPIDI_FTDEV_hb.suspected);
     MPIDI_FTDEV_hb.suspected = MPIDI_FTDEV_hb.tell_launcher = NULL;
+    MPL_free(MPIDI_FTDEV_hb.windows);
+    MPIDI_FTDEV_hb.windows = NULL;
     MPIDI_FTDEV_echo_close();
 }
 

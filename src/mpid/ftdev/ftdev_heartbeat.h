@@ -16,35 +16,8 @@
 
 #include <pthread.h>
 
-/* The heartbeat's datagrams (over its own UDP socket). */
-enum { HB_BEAT = 1, HB_PROBE, HB_FAILED, HB_ECHO_ASK, HB_ECHO_STATE, HB_VERIFY, HB_VERDICT };
-
-#define HB_MAGIC 0x46544842     /* "FTHB" */
-
-typedef struct {
-    uint32_t magic;
-    uint32_t kind;
-    int32_t from;               /* sender's process id */
-    int32_t from_ospid;         /* the sender's operating-system process id */
-    int32_t about;              /* HB_FAILED: the process declared failed; HB_ECHO_ASK: a
-                                 * check number; HB_ECHO_STATE: the last check answered,
-                                 * or minus one whose answer could not be written yet;
-                                 * HB_VERIFY, HB_VERDICT: the suspect */
-    int32_t state;              /* HB_VERDICT: its proc_condition_t */
-} hb_msg_t;
-
 /* Why the thread holds a process failed (MPIDI_FTDEV_hb.suspected). */
 enum { HB_NOT_SUSPECTED = 0, HB_SUSPECT_SILENT, HB_SUSPECT_ENDED };
-
-/* What a node sees of one of its processes (HB_VERDICT's `state`). */
-typedef enum {
-    PROC_UNSEEN = 0,            /* not on this node, or not in its pid namespace */
-    PROC_ENDED,                 /* no such process any more, or a zombie */
-    PROC_STOPPED,               /* stopped by a signal (SIGSTOP, SIGTSTP, ...) */
-    PROC_TRACED,                /* held by a debugger (ptrace) */
-    PROC_RUNNING,               /* running, runnable, sleeping or in I/O */
-    PROC_NUM_CONDITIONS
-} MPIDI_FTDEV_proc_condition_t;
 
 typedef struct {
     int sock;
@@ -54,6 +27,8 @@ typedef struct {
     uint8_t *tell_launcher;     /* per process id: declared failed by this process, which
                                  * could not see it die; the main thread tells mpiexec */
     int news;                   /* set with a suspicion, taken by the main thread */
+    uint64_t counter;           /* datagrams this process sent (their replay counter) */
+    MPIDI_FTDEV_replay_window_t *windows;       /* per process id: the datagrams seen */
     /* the thread's: processes of this node it watches end (pidfds) */
     int watch_epoll;            /* the pidfds; -1: no watch */
     int *watch_fd;              /* per process id; -1: none */

@@ -9,6 +9,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_key.h"
 #include "ftdev_spawn.h"
 #include "ftdev_counters.h"
 #include "mpidu_bc.h"
@@ -108,6 +109,8 @@ typedef struct {
     uint64_t world_id;          /* rank 0's is the world's */
     uint32_t address_len;       /* the worker address follows */
     uint32_t net_address_len;   /* then its network part (ftdev_spawn.h) */
+    /* rank 0's, where the launcher gave the job no key: the one it drew */
+    char job_key[2 * MPIDI_FTDEV_KEY_BYTES + 1];
 } business_card_t;
 
 /* A bad setting is refused like a bad mode, in one line. */
@@ -182,6 +185,8 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPIR_ERR_CHKANDJUMP(MPIDI_global.n_vcis != 1, mpi_errno, MPI_ERR_OTHER, "**ftdev_vcis");
     MPIDI_FTDEV_counters_register();
     MPID_FT_trace_open();
+    mpi_errno = MPIDI_FTDEV_key_from_launcher();
+    MPIR_ERR_CHECK(mpi_errno);
     snprintf(settings_error, sizeof(settings_error), "%s", MPIDI_FTDEV_global.policy.refused);
     if (!settings_error[0])
         check_yield_setting(settings_error, sizeof(settings_error));
@@ -357,6 +362,12 @@ int MPIDI_FTDEV_init_world(void)
     memcpy(card->modes, MPIDI_FTDEV_global.policy.modes, sizeof(card->modes));
     card->heartbeat = MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank];
     card->world_id = world_id_candidate();
+    memset(card->job_key, 0, sizeof(card->job_key));
+    if (!MPIDI_FTDEV_key_known() && MPIR_Process.rank == 0) {
+        mpi_errno = MPIDI_FTDEV_key_draw();
+        MPIR_ERR_CHECK(mpi_errno);
+        MPIDI_FTDEV_key_hex(card->job_key);
+    }
     card->address_len = MPIDI_FTDEV_global.address_len;
     card->net_address_len = net_address_len;
     memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
@@ -369,6 +380,12 @@ int MPIDI_FTDEV_init_world(void)
 
     check_everyones_modes(table, bc_len);
     MPIDI_FTDEV_global.world_id = ((business_card_t *) table)->world_id;
+    if (!MPIDI_FTDEV_key_known()) {
+        business_card_t *card0 = table;
+        card0->job_key[sizeof(card0->job_key) - 1] = 0;
+        mpi_errno = MPIDI_FTDEV_key_from_hex(card0->job_key, "process 0's business card");
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid));
         business_card_t *peer = (business_card_t *) ((char *) table + pid * bc_len);

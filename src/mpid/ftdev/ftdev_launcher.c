@@ -13,6 +13,8 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_key.h"
+#include <sodium.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
@@ -192,6 +194,7 @@ int MPIDI_FTDEV_spawn_replacements(int k, const int *pids, uint32_t epoch, int n
     int mpi_errno = MPI_SUCCESS;
     char exe[PATH_MAX], rejoin[1024], *cmdline = NULL, **argv = NULL;
     int *errcodes = MPL_malloc(k * sizeof(int), MPL_MEM_OTHER);
+    MPIR_Info *where[1] = { NULL };
     size_t used;
 
     MPIR_ERR_CHKANDJUMP(errcodes == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -212,11 +215,36 @@ int MPIDI_FTDEV_spawn_replacements(int k, const int *pids, uint32_t epoch, int n
 
     char *commands[1] = { exe };
     char **argvs[1] = { argv };
-    struct MPIR_PMI_KEYVAL preput = {.key = REJOIN_KEY,.val = rejoin };
-    mpi_errno = MPIR_pmi_spawn_multiple(1, commands, argvs, &k, NULL, 1, &preput, errcodes);
+    /* the job's key goes with it where the launcher does not hand it on */
+    char key[2 * MPIDI_FTDEV_KEY_BYTES + 1];
+    struct MPIR_PMI_KEYVAL preput[2] = { {.key = REJOIN_KEY,.val = rejoin},
+    {.key = MPIDI_FTDEV_KEY_PREPUT,.val = key}
+    };
+    int npreput = 1;
+    if (!MPIDI_FTDEV_key_given_by_launcher()) {
+        MPIDI_FTDEV_key_hex(key);
+        npreput = 2;
+    }
+    /* a world on one node listens for heartbeats on loopback only: its
+     * replacements must run on that node too (under Hydra, which takes
+     * the host from the spawn's info; Slurm places them in the job's
+     * allocation) */
+    char host_name[256] = "";
+    if (MPIR_Process.num_nodes == 1 && getenv("MPI_LOCALRANKID") != NULL) {
+        gethostname(host_name, sizeof(host_name) - 1);
+        mpi_errno = MPIR_Info_alloc(&where[0]);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_Info_set_impl(where[0], "host", host_name);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    mpi_errno = MPIR_pmi_spawn_multiple(1, commands, argvs, &k, where[0] ? where : NULL, npreput,
+                                        preput, errcodes);
+    sodium_memzero(key, sizeof(key));
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
+    if (where[0])
+        MPIR_Info_free_impl(where[0]);
     MPL_free(errcodes);
     MPL_free(argv);
     MPL_free(cmdline);
@@ -274,6 +302,17 @@ int MPID_FT_take_over_replaced_rank(void)
     MPIR_ERR_CHKANDJUMP1(size <= 0 || pid < 0 || pid >= size || key->chunks <= 0,
                          mpi_errno, MPI_ERR_OTHER, "**ftdev_rebuild_preput",
                          "**ftdev_rebuild_preput %s", val);
+
+    mpi_errno = MPIDI_FTDEV_key_from_launcher();
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!MPIDI_FTDEV_key_known()) {
+        char hex[2 * MPIDI_FTDEV_KEY_BYTES + 1];
+        mpi_errno = MPIR_pmi_kvs_get(-1, MPIDI_FTDEV_KEY_PREPUT, hex, sizeof(hex));
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIDI_FTDEV_key_from_hex(hex, "the rebuild's preput key");
+        sodium_memzero(hex, sizeof(hex));
+        MPIR_ERR_CHECK(mpi_errno);
+    }
 
     mpi_errno = MPIR_pmi_take_over_rank(pid, size, NULL);
     MPIR_ERR_CHECK(mpi_errno);

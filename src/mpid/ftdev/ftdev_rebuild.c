@@ -50,6 +50,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_counters.h"
 #include <signal.h>
 
 /*
@@ -118,10 +119,6 @@ int MPIDI_FTDEV_rb_alloc_state(void)
 
 /* ---- messages ---------------------------------------------------------------- */
 
-size_t MPIDI_FTDEV_rb_entry_size(size_t address_len)
-{
-    return sizeof(MPIDI_FTDEV_rb_entry_t) + ((address_len + 7) & ~(size_t) 7);
-}
 
 const MPIDI_FTDEV_rb_entry_t *MPIDI_FTDEV_rb_next_entry(const MPIDI_FTDEV_rb_entry_t * e)
 {
@@ -167,9 +164,15 @@ int MPIDI_FTDEV_rb_send(int to, MPIDI_FTDEV_rb_msg_t * m, size_t len)
 static void rebuild_message(int from, int about, const void *buf, size_t len)
 {
     const MPIDI_FTDEV_rb_msg_t *m = buf;
+    const char *wrong = MPIDI_FTDEV_rb_check(buf, len, from, MPIDI_FTDEV_global.num_pids);
 
-    if (MPIDI_FTDEV_rb_alloc_state() != MPI_SUCCESS || len < sizeof(*m) || from < 0 ||
-        from >= MPIDI_FTDEV_global.num_pids)
+    if (wrong) {
+        MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
+                MPIDI_FTDEV_global.my_pid, wrong, from);
+        return;
+    }
+    if (MPIDI_FTDEV_rb_alloc_state() != MPI_SUCCESS)
         return;
     MPID_FT_TRACE("rebuild: %s epoch %u from %d",
                   m->kind == MPIDI_FTDEV_RB_READY ? "ready" :
@@ -178,11 +181,6 @@ static void rebuild_message(int from, int about, const void *buf, size_t len)
     switch (m->kind) {
         case MPIDI_FTDEV_RB_READY:{
                 const uint8_t *ready = (const uint8_t *) (m + 1);
-                if (len != sizeof(*m) + MPID_FT_SET_BYTES(MPIDI_FTDEV_global.num_pids)) {
-                    fprintf(stderr, "FT-MPICH: rank %d: dropped a READY of %zu bytes from "
-                            "rank %d (malformed)\n", MPIDI_FTDEV_global.my_pid, len, from);
-                    return;
-                }
                 for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
                     if (MPID_FT_set_has(ready, p) &&
                         (rb.ready_epoch[p] == NO_EPOCH || rb.ready_epoch[p] < m->epoch))

@@ -30,43 +30,12 @@ int MPIDI_FTDEV_keep_address_copy(void **slot, size_t * slot_len, const void *ad
 
 /* ---- the protocol's messages (MPIDI_FTDEV_CTRL_REBUILD) ------------------ */
 
-enum {
-    MPIDI_FTDEV_RB_READY = 1,   /* survivor -> coordinator: in the new epoch */
-    MPIDI_FTDEV_RB_HELLO,       /* replacement -> coordinator: its address */
-    MPIDI_FTDEV_RB_WELCOME,     /* coordinator -> replacement: the whole world */
-    MPIDI_FTDEV_RB_REBUILT      /* coordinator -> survivor: the replacements */
-};
-
-/* an entry's process; LEAVING: alive but in MPI_Finalize, where it told
- * the others so before the replacement existed */
-enum {
-    MPIDI_FTDEV_RB_ALIVE = 0,
-    MPIDI_FTDEV_RB_DEAD,
-    MPIDI_FTDEV_RB_REPLACED,
-    MPIDI_FTDEV_RB_LEAVING
-};
-
-typedef struct {
-    uint32_t kind;
-    uint32_t epoch;
-    uint32_t count;             /* entries that follow */
-    uint32_t pad;
-    int32_t modes[MPID_FT_MODES_WORDS]; /* the sender's */
-} MPIDI_FTDEV_rb_msg_t;
-
-typedef struct {
-    int32_t pid;
-    uint32_t state;             /* MPIDI_FTDEV_RB_ALIVE, ... */
-    uint32_t address_len;       /* bytes of worker address that follow, padded to 8 */
-    int32_t node;               /* WELCOME: its node in MPIR_Process.node_map */
-    MPIDI_FTDEV_hb_contact_t heartbeat;
-} MPIDI_FTDEV_rb_entry_t;
+/* (the messages' layout and their check: ftdev_wire.h) */
 
 /* The protocol's state, allocated at its first use (an out-of-memory
  * error when it cannot be). */
 int MPIDI_FTDEV_rb_alloc_state(void);
 
-size_t MPIDI_FTDEV_rb_entry_size(size_t address_len);
 const MPIDI_FTDEV_rb_entry_t *MPIDI_FTDEV_rb_next_entry(const MPIDI_FTDEV_rb_entry_t * e);
 /* Writes an entry at e (its node from MPIR_Process.node_map); returns the
  * place of the next one. */

@@ -10,20 +10,28 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_counters.h"
 
-void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler)
+void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler,
+                              MPID_FT_senders_t senders)
 {
     MPIDI_FTDEV_global.channel_handler[channel] = handler;
+    MPIDI_FTDEV_global.channel_senders[channel] = senders;
 }
 
-/* A control message on `channel`, for the handler registered there;
- * messages from a process known to have failed are dropped. */
+/* A control message on `channel` (a channel's number is checked on
+ * receipt), for the handler registered there; messages from a process
+ * known to have failed are dropped, as are those from another world on a
+ * channel of this world's processes. */
 static void channel_message(int from, int channel, const void *payload, size_t len)
 {
-    if (channel < 0 || channel >= MPID_FT_NUM_CHANNELS ||
-        !MPIDI_FTDEV_global.channel_handler[channel]) {
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a control message on an unknown channel "
-                "from rank %d\n", MPIDI_FTDEV_global.my_pid, from);
+    if (!MPIDI_FTDEV_global.channel_handler[channel] ||
+        (from >= MPIDI_FTDEV_global.num_pids &&
+         MPIDI_FTDEV_global.channel_senders[channel] != MPID_FT_FROM_ANY_WORLD)) {
+        MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a control message on channel %d from "
+                "rank %d, which the channel does not take\n", MPIDI_FTDEV_global.my_pid,
+                channel, from);
         return;
     }
     if (MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)

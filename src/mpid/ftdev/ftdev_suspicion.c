@@ -13,6 +13,7 @@
 #include "ftdev_impl.h"
 #include "ftdev_counters.h"
 #include "ftdev_heartbeat.h"
+#include "ftdev_key.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -28,10 +29,13 @@ int MPIDI_FTDEV_hb_live(int pid)
 void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state)
 {
     MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peer_hb[pid];
-    hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.my_pid,
-        .from_ospid = (int32_t) getpid(),.about = about,.state = state
+    MPIDI_FTDEV_hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.my_pid,
+        .from_ospid = (int32_t) getpid(),.about = about,.state = state,
+        /* the main thread sends too (the receive check's questions) */
+        .counter = __atomic_add_fetch(&MPIDI_FTDEV_hb.counter, 1, __ATOMIC_RELAXED)
     };
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
+    MPIDI_FTDEV_hb_seal(&m, MPIDI_FTDEV_keys.heartbeat);
     if (c.port &&
         sendto(MPIDI_FTDEV_hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to,
                sizeof(to)) > 0)

@@ -12,6 +12,7 @@
 #include <ucp/api/ucp.h>
 #include "mpiimpl.h"
 #include "mpid_ft.h"
+#include "ftdev_wire.h"
 
 /* UCX tag layout, most significant bits first:
  *
@@ -42,6 +43,7 @@
 #define MPIDI_FTDEV_EPOCH_MASK MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_EPOCH_BITS, MPIDI_FTDEV_EPOCH_SHIFT)
 
 #define MPIDI_FTDEV_MAX_PROCS (1 << MPIDI_FTDEV_MAX_PID_BITS)
+_Static_assert(MPIDI_FTDEV_MAX_PROCS == MPID_FT_MAX_PROCS, "the job's process limit");
 
 /* UCX active-message ids: MPICH's generic layer (RMA, partitioned
  * communication) and ftdev's own control traffic. */
@@ -59,16 +61,6 @@ typedef struct {
     uint32_t am_hdr_sz;
     uint32_t data_sz;
 } MPIDI_FTDEV_am_header_t;
-
-/* Where a process's heartbeat thread listens (ftdev_heartbeat.c), and
- * which operating-system process it is. */
-typedef struct {
-    uint32_t ip;                /* IPv4, network order; port 0: no heartbeat */
-    uint16_t port;              /* network order */
-    uint16_t pad;
-    int32_t ospid;
-    uint64_t pid_namespace;     /* inode of its /proc/self/ns/pid; 0: unknown */
-} MPIDI_FTDEV_hb_contact_t;
 
 typedef struct {
     ucp_context_h context;
@@ -127,6 +119,7 @@ typedef struct {
     int failures_learned;       /* every failure this process ever learned of, endpoint
                                  * errors included */
     MPID_FT_handler_t channel_handler[MPID_FT_NUM_CHANNELS];
+    MPID_FT_senders_t channel_senders[MPID_FT_NUM_CHANNELS];
     /* ULFM: context ids revoked before their communicator existed here */
     uint32_t *early_revokes;
     int num_early_revokes;
@@ -161,24 +154,6 @@ enum {
     MPIDI_FTDEV_PEER_FAILED,    /* died before MPI_Finalize */
     MPIDI_FTDEV_PEER_BLANK,     /* failed, and a BLANK world keeps its rank as a hole */
     MPIDI_FTDEV_PEER_GONE       /* left while this process was finalizing */
-};
-
-/* ftdev's own control messages (active-message id MPIDI_FTDEV_AM_CONTROL) */
-typedef struct {
-    uint32_t type;              /* MPIDI_FTDEV_CTRL_* */
-    int32_t pid;                /* the process the message is about */
-    int32_t from;
-} MPIDI_FTDEV_ctrl_msg_t;
-
-enum {
-    MPIDI_FTDEV_CTRL_FAILED = 1,        /* pid failed */
-    MPIDI_FTDEV_CTRL_FINALIZING,        /* the sender is in MPI_Finalize */
-    MPIDI_FTDEV_CTRL_REBUILD,           /* REBUILD protocol; payload follows */
-    MPIDI_FTDEV_CTRL_CHANNEL,           /* to the handler of channel `pid` (mpid_ft.h);
-                                         * payload follows */
-    MPIDI_FTDEV_CTRL_REVOKE,            /* ULFM: the communicator of context id `pid` is revoked */
-    MPIDI_FTDEV_CTRL_ECHO,              /* does the sender still receive? payload: check number */
-    MPIDI_FTDEV_CTRL_ECHO_REPLY         /* to process `pid`: it does; payload: check number */
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;

@@ -24,6 +24,9 @@ struct MPIR_Request;
 
 /* ---- what the layers above hand the device ------------------------------- */
 
+/* The most processes a job may hold, every world of it together. */
+#define MPID_FT_MAX_PROCS 65536
+
 /* How many words the job's modes take in MPID_FT_policy_t. */
 #define MPID_FT_MODES_WORDS 4
 
@@ -148,9 +151,19 @@ typedef enum {
 
 typedef void (*MPID_FT_handler_t) (int from_pid, const void *payload, size_t len);
 
+/* Whose messages a channel takes: its own world's processes only (pids
+ * 0 .. size-1, which the protocol may use as indexes), or any world's
+ * (a protocol over communicators that span spawned worlds). */
+typedef enum {
+    MPID_FT_FROM_THIS_WORLD = 0,
+    MPID_FT_FROM_ANY_WORLD
+} MPID_FT_senders_t;
+
 /* Registers the handler of a channel (once, before MPI_Init: from a
- * constructor of the layer that owns the channel). */
-void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler);
+ * constructor of the layer that owns the channel); messages from other
+ * senders than it takes are dropped and counted as rejected. */
+void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler,
+                              MPID_FT_senders_t senders);
 
 /* Sends payload[len] to process `to` on `channel`; nothing is sent to a
  * process known to have failed. A message can be lost with its receiver's

@@ -41,6 +41,12 @@ AM_COND_IF([BUILD_CH4_NETMOD_FTDEV],[
     fi
     PAC_LIBS_ADD([-lucp -lucs])
 
+    dnl the job key's MACs on heartbeat datagrams and control messages
+    AC_CHECK_HEADER([sodium.h],[],
+        [AC_MSG_ERROR([ch4:ftdev needs libsodium (Debian: libsodium-dev)])])
+    AC_CHECK_LIB([sodium],[crypto_generichash],[PAC_LIBS_ADD([-lsodium])],
+        [AC_MSG_ERROR([ch4:ftdev needs libsodium (Debian: libsodium-dev)])])
+
     dnl the tests' fault injection (ftdev_test_point.c): make check only
     AC_ARG_ENABLE([ft-test-points],
         [AS_HELP_STRING([--enable-ft-test-points],

@@ -1,0 +1,247 @@
+/*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
+ * Sealing and opening ftdev's messages (ftdev_wire.h). The MAC is keyed
+ * BLAKE2b with a 16-byte output (libsodium's crypto_generichash), under a
+ * subkey of the job's key for each kind of traffic; it is checked in
+ * constant time before any field is looked at.
+ */
+
+#include "ftdev_wire.h"
+#include <string.h>
+#include <sodium.h>
+
+_Static_assert(sizeof(MPIDI_FTDEV_hb_msg_t) == 48, "heartbeat datagram layout");
+_Static_assert(sizeof(MPIDI_FTDEV_ctrl_head_t) == 24, "control header layout");
+_Static_assert(MPIDI_FTDEV_MAC_BYTES >= crypto_generichash_BYTES_MIN &&
+               MPIDI_FTDEV_MAC_BYTES <= crypto_generichash_BYTES_MAX, "MAC length");
+
+/* context ids fill the top 16 bits of the UCX tag */
+#define MAX_CONTEXT_ID 0xffff
+
+int MPIDI_FTDEV_wire_derive(const uint8_t job_key[MPIDI_FTDEV_KEY_BYTES],
+                            MPIDI_FTDEV_wire_keys_t * keys)
+{
+    if (sodium_init() < 0)
+        return 1;
+    return crypto_kdf_derive_from_key(keys->heartbeat, sizeof(keys->heartbeat),
+                                      MPIDI_FTDEV_SUBKEY_HEARTBEAT, "FTMPICH1", job_key) != 0 ||
+        crypto_kdf_derive_from_key(keys->control, sizeof(keys->control),
+                                   MPIDI_FTDEV_SUBKEY_CONTROL, "FTMPICH1", job_key) != 0;
+}
+
+static void mac_of(const uint8_t key[MPIDI_FTDEV_KEY_BYTES], const void *a, size_t a_len,
+                   const void *b, size_t b_len, uint8_t mac[MPIDI_FTDEV_MAC_BYTES])
+{
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, key, MPIDI_FTDEV_KEY_BYTES, MPIDI_FTDEV_MAC_BYTES);
+    crypto_generichash_update(&st, a, a_len);
+    if (b_len)
+        crypto_generichash_update(&st, b, b_len);
+    crypto_generichash_final(&st, mac, MPIDI_FTDEV_MAC_BYTES);
+}
+
+static int mac_valid(const uint8_t key[MPIDI_FTDEV_KEY_BYTES], const void *a, size_t a_len,
+                     const void *b, size_t b_len, const uint8_t mac[MPIDI_FTDEV_MAC_BYTES])
+{
+    uint8_t expected[MPIDI_FTDEV_MAC_BYTES];
+    mac_of(key, a, a_len, b, b_len, expected);
+    return sodium_memcmp(expected, mac, MPIDI_FTDEV_MAC_BYTES) == 0;
+}
+
+/* ---- heartbeat ------------------------------------------------------------------ */
+
+void MPIDI_FTDEV_hb_seal(MPIDI_FTDEV_hb_msg_t * m, const uint8_t key[MPIDI_FTDEV_KEY_BYTES])
+{
+    mac_of(key, m, offsetof(MPIDI_FTDEV_hb_msg_t, mac), NULL, 0, m->mac);
+}
+
+/* Whether counter c of a sender is new to its window; if so it is marked. */
+static int first_sight(MPIDI_FTDEV_replay_window_t * w, uint64_t c)
+{
+    if (c == 0)
+        return 0;
+    if (c > w->top) {
+        uint64_t shift = c - w->top;
+        w->seen = shift >= 64 ? 0 : (w->seen << shift);
+        w->seen |= 1;           /* bit 0: top itself */
+        w->top = c;
+        return 1;
+    }
+    uint64_t back = w->top - c;
+    if (back >= 64 || (w->seen >> back) & 1)
+        return 0;
+    w->seen |= (uint64_t) 1 << back;
+    return 1;
+}
+
+static const char *hb_fields_wrong(const MPIDI_FTDEV_hb_msg_t * m, int num_pids)
+{
+    int about_is_pid = m->about >= 0 && m->about < num_pids;
+    switch (m->kind) {
+        case HB_BEAT:
+        case HB_PROBE:
+        case HB_ECHO_ASK:
+        case HB_ECHO_STATE:
+            return NULL;
+        case HB_FAILED:
+        case HB_VERIFY:
+            return about_is_pid ? NULL : "names no process";
+        case HB_VERDICT:
+            return !about_is_pid ? "names no process" :
+                m->state <= PROC_UNSEEN || m->state >= PROC_NUM_CONDITIONS ?
+                "names no condition" : NULL;
+        default:
+            return "of an unknown kind";
+    }
+}
+
+MPIDI_FTDEV_hb_verdict_t MPIDI_FTDEV_hb_open(const void *buf, size_t len,
+                                             const uint8_t key[MPIDI_FTDEV_KEY_BYTES],
+                                             int num_pids,
+                                             const MPIDI_FTDEV_hb_contact_t * contacts,
+                                             MPIDI_FTDEV_replay_window_t * windows,
+                                             MPIDI_FTDEV_hb_msg_t * out, const char **why)
+{
+    MPIDI_FTDEV_hb_msg_t m;
+
+    *why = NULL;
+    if (len != sizeof(m)) {
+        *why = "of the wrong length";
+        return HB_REJECTED;
+    }
+    memcpy(&m, buf, sizeof(m));
+    if (!mac_valid(key, &m, offsetof(MPIDI_FTDEV_hb_msg_t, mac), NULL, 0, m.mac)) {
+        *why = "whose MAC is wrong";
+        return HB_REJECTED;
+    }
+    if (m.magic != HB_MAGIC || m.from < 0 || m.from >= num_pids) {
+        *why = m.magic != HB_MAGIC ? "of another version" : "from no process";
+        return HB_REJECTED;
+    }
+    if (m.from_ospid != contacts[m.from].ospid)
+        return HB_STALE;
+    if ((*why = hb_fields_wrong(&m, num_pids)) != NULL)
+        return HB_REJECTED;
+    MPIDI_FTDEV_replay_window_t *w = &windows[m.from];
+    if (w->ospid != m.from_ospid)
+        *w = (MPIDI_FTDEV_replay_window_t) {.ospid = m.from_ospid };
+    if (!first_sight(w, m.counter)) {
+        *why = "replayed";
+        return HB_REJECTED;
+    }
+    *out = m;
+    return HB_OPENED;
+}
+
+/* ---- control channel ------------------------------------------------------------ */
+
+void MPIDI_FTDEV_ctrl_seal(MPIDI_FTDEV_ctrl_head_t * head, const void *msg, size_t len,
+                           const uint8_t key[MPIDI_FTDEV_KEY_BYTES])
+{
+    head->reserved = 0;
+    mac_of(key, head, offsetof(MPIDI_FTDEV_ctrl_head_t, mac), msg, len, head->mac);
+}
+
+const char *MPIDI_FTDEV_ctrl_check(uint32_t type, int32_t about, size_t len, int num_pids,
+                                   int from_this_world)
+{
+    int about_is_pid = about >= 0 && about < num_pids;
+    /* another world's pids mean nothing here: only the messages that name
+     * no pid cross worlds */
+    if (!from_this_world && type != MPIDI_FTDEV_CTRL_FINALIZING &&
+        type != MPIDI_FTDEV_CTRL_CHANNEL && type != MPIDI_FTDEV_CTRL_REVOKE)
+        return type >= MPIDI_FTDEV_CTRL_NUM_TYPES || type == 0 ?
+            "control message of an unknown type" :
+            "control message about its own world's processes";
+    switch (type) {
+        case MPIDI_FTDEV_CTRL_FAILED:
+            return !about_is_pid ? "failure notice naming no process" :
+                len ? "failure notice with a payload" : NULL;
+        case MPIDI_FTDEV_CTRL_FINALIZING:
+            return len ? "finalize notice with a payload" : NULL;
+        case MPIDI_FTDEV_CTRL_REBUILD:
+            return !about_is_pid ? "rebuild message naming no process" :
+                len < sizeof(MPIDI_FTDEV_rb_msg_t) ? "truncated rebuild message" : NULL;
+        case MPIDI_FTDEV_CTRL_CHANNEL:
+            return about < 0 || about >= MPID_FT_NUM_CHANNELS ? "message of no channel" : NULL;
+        case MPIDI_FTDEV_CTRL_REVOKE:
+            return about < 0 || about > MAX_CONTEXT_ID ? "revocation of no context id" :
+                len ? "revocation with a payload" : NULL;
+        case MPIDI_FTDEV_CTRL_ECHO:
+        case MPIDI_FTDEV_CTRL_ECHO_REPLY:
+            return !about_is_pid ? "receive check naming no process" :
+                len != sizeof(uint32_t) ? "receive check of the wrong length" : NULL;
+        default:
+            return "control message of an unknown type";
+    }
+}
+
+const char *MPIDI_FTDEV_ctrl_open(const void *header, size_t header_len, const void *data,
+                                  size_t len, const uint8_t key[MPIDI_FTDEV_KEY_BYTES],
+                                  MPIDI_FTDEV_ctrl_msg_t * msg, uint32_t * hops)
+{
+    MPIDI_FTDEV_ctrl_head_t head;
+
+    if (header_len != sizeof(head))
+        return "control message without its header";
+    memcpy(&head, header, sizeof(head));
+    if (!mac_valid(key, &head, offsetof(MPIDI_FTDEV_ctrl_head_t, mac), data, len, head.mac))
+        return "control message whose MAC is wrong";
+    if (len < sizeof(*msg))
+        return "truncated control message";
+    memcpy(msg, data, sizeof(*msg));
+    *hops = head.hops;
+    return NULL;
+}
+
+/* ---- REBUILD -------------------------------------------------------------------- */
+
+size_t MPIDI_FTDEV_rb_entry_size(size_t address_len)
+{
+    return sizeof(MPIDI_FTDEV_rb_entry_t) + ((address_len + 7) & ~(size_t) 7);
+}
+
+const char *MPIDI_FTDEV_rb_check(const void *buf, size_t len, int from, int num_pids)
+{
+    const MPIDI_FTDEV_rb_msg_t *m = buf;
+    const char *p, *end = (const char *) buf + len;
+
+    if (len < sizeof(*m))
+        return "truncated rebuild message";
+    switch (m->kind) {
+        case MPIDI_FTDEV_RB_READY:
+            return len != sizeof(*m) + MPID_FT_SET_BYTES(num_pids) ?
+                "READY of the wrong length" : NULL;
+        case MPIDI_FTDEV_RB_HELLO:
+            if (m->count != 1)
+                return "HELLO without exactly one entry";
+            break;
+        case MPIDI_FTDEV_RB_WELCOME:
+        case MPIDI_FTDEV_RB_REBUILT:
+            if (m->count > (uint32_t) num_pids)
+                return "rebuild message with more entries than processes";
+            break;
+        default:
+            return "rebuild message of an unknown kind";
+    }
+    p = (const char *) (m + 1);
+    for (uint32_t i = 0; i < m->count; i++) {
+        const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) p;
+        if ((size_t) (end - p) < sizeof(*e))
+            return "rebuild entry past the message's end";
+        if (e->address_len > (size_t) (end - p) - sizeof(*e) ||
+            MPIDI_FTDEV_rb_entry_size(e->address_len) > (size_t) (end - p))
+            return "rebuild entry's address past the message's end";
+        if (e->pid < 0 || e->pid >= num_pids)
+            return "rebuild entry naming no process";
+        if (e->state > MPIDI_FTDEV_RB_LEAVING)
+            return "rebuild entry of an unknown state";
+        if (e->node < 0 || e->node >= num_pids)
+            return "rebuild entry naming no node";
+        if (m->kind == MPIDI_FTDEV_RB_HELLO && (e->pid != from || e->address_len == 0))
+            return "HELLO whose entry is not its sender's";
+        p += MPIDI_FTDEV_rb_entry_size(e->address_len);
+    }
+    return p == end ? NULL : "rebuild message longer than its entries";
+}
