@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #define TAG_SIZE        (FTMPI_CKPT_TAG_FIRST + 0)
 #define TAG_DATA        (FTMPI_CKPT_TAG_FIRST + 1)
@@ -69,7 +70,8 @@ struct FTMPI_Ckpt_s {
 
 /* ---- trace ------------------------------------------------------------- */
 
-/* The file FT-MPICH traces this process into: PREFIX.HOST.PID with the
+/* The file FT-MPICH traces this process into (MPI_Init created it, new and
+ * private): PREFIX.HOST.PID with the
  * PREFIX of MPIR_CVAR_FTMPI_TRACE_FILE. MPICH 4.0.2's MPI_T cannot read a
  * string control variable (MPI_T_cvar_read copies the bytes of the
  * variable, a char pointer, not the string it points to), so the prefix
@@ -83,6 +85,8 @@ static int open_trace(void)
     };
     const char *prefix = NULL;
     char path[4096], host[256];
+    struct stat st;
+    int fd;
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && prefix == NULL; i++)
         prefix = getenv(names[i]);
@@ -91,7 +95,15 @@ static int open_trace(void)
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = 0;
     snprintf(path, sizeof(path), "%s.%s.%ld", prefix, host, (long) getpid());
-    return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    /* the file FT-MPICH created for this process, and only that: never
+     * through a link, never one of another user's or with other names */
+    fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+                    st.st_nlink != 1 || (st.st_mode & 077))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
 }
 
 static void trace(FTMPI_Ckpt ckpt, const char *fmt, ...) __attribute__ ((format(printf, 2, 3)));

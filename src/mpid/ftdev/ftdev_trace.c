@@ -105,9 +105,13 @@ void MPID_FT_trace_open(void)
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = 0;
     snprintf(path, sizeof(path), "%s.%s.%ld", MPIR_CVAR_FTMPI_TRACE_FILE, host, (long) getpid());
-    trace_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* a name that exists, a link planted there included, is refused: the
+     * file is this process's own, new, and readable by its user only */
+    trace_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (trace_fd < 0) {
         fprintf(stderr, "FT-MPICH: cannot write the trace file %s (%s); no trace\n", path,
+                errno == EEXIST || errno == ELOOP ?
+                "something is there already: a trace file is always made new" :
                 strerror(errno));
         return;
     }
