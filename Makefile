@@ -8,6 +8,9 @@
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
 #   make check-mpich-ft  MPICH's ULFM tests (test/mpi/ft) on ftdev
+#   make fuzz         the fuzz targets of test/fuzz under libFuzzer, FUZZ_SECONDS each
+#   make check-asan   a build with AddressSanitizer and UBSan (./install-asan), and
+#                     the tests of test/ftmpi/testlist on it
 #
 # PREFIX=/path installs elsewhere. Editing a file under src/ and running make
 # again recompiles only what changed.
@@ -23,6 +26,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES := autoconf automake libtool python3 gcc g++ gfortran make patch xz-utils perl \
                 libucx-dev libhwloc-dev libsodium-dev ccache strace gdb
 BENCH_DEB_PACKAGES := gnuplot-nox
+FUZZ_DEB_PACKAGES := clang libclang-rt-dev
 
 # Options shared by ftdev and the stock reference build.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
@@ -46,8 +50,9 @@ COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
                    FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch
 BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
-.PHONY: all deps bench-deps tree configure build install toolkit check test-ftmpi check-mpich-smoke \
-        check-mpich check-mpich-ft check-mpich-stored demo bench stock soak clean distclean
+.PHONY: all deps bench-deps fuzz-deps tree configure build install toolkit check test-ftmpi \
+        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock soak \
+        fuzz check-asan clean distclean
 
 all: install
 
@@ -74,6 +79,10 @@ deps:
 # gnuplot draws make bench's plot of recovery time against process count
 bench-deps:
 	$(call install_debs,$(BENCH_DEB_PACKAGES))
+
+# libFuzzer comes with clang's runtime
+fuzz-deps:
+	$(call install_debs,$(FUZZ_DEB_PACKAGES))
 
 tree: deps
 	@./autogen.sh
@@ -167,9 +176,52 @@ check-mpich: install stock
 check-mpich-stored: install
 	@test/mpich/compare-mpich-tests.sh $(PREFIX) --stock-results $(STOCK_RESULTS)
 
+# Each fuzz target (test/fuzz) for FUZZ_SECONDS, from its corpus; the
+# Hydra target reads the prepared MPICH tree's headers.
+FUZZ_SECONDS ?= 60
+fuzz: tree fuzz-deps
+	@$(MAKE) --no-print-directory -C test/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# The same MPICH, patches and sources built with AddressSanitizer and
+# UBSan, tests' fault-injection points in, into ./install-asan (its own
+# tree in build-asan); the tests of test/ftmpi/testlist (every mode, with
+# kills) run there with time limits ASAN_TIMEOUT_SCALE times longer. A
+# sanitizer's report fails the test that printed it.
+ASAN_BUILD  := $(TOP)/build-asan
+ASAN_PREFIX := $(TOP)/install-asan
+SANITIZE    ?= address,undefined
+ASAN_TIMEOUT_SCALE ?= 3
+ASAN_FLAGS  := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+ASAN_CONFIGURE = $(COMPILERS) CFLAGS="$(ASAN_FLAGS)" CXXFLAGS="$(ASAN_FLAGS)" \
+                 FFLAGS="-fallow-argument-mismatch $(ASAN_FLAGS)" \
+                 FCFLAGS="-fallow-argument-mismatch $(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
+                 MPICH_MPICC_CFLAGS="$(ASAN_FLAGS)" MPICH_MPICC_LDFLAGS="$(ASAN_FLAGS)" \
+                 MPICH_MPICXX_CXXFLAGS="$(ASAN_FLAGS)" MPICH_MPICXX_LDFLAGS="$(ASAN_FLAGS)" \
+                 MPICH_MPIFORT_FCFLAGS="$(ASAN_FLAGS)" MPICH_MPIFORT_LDFLAGS="$(ASAN_FLAGS)" \
+                 --prefix=$(ASAN_PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE) \
+                 --enable-ft-test-points
+check-asan: tree
+	@MPICH_TARBALL="$$(cat $(BUILD)/.tarball)" FTMPICH_BUILD_DIR=$(ASAN_BUILD) ./autogen.sh
+	@if [ ! -f $(ASAN_BUILD)/.configured ] || [ $(ASAN_BUILD)/.tree-stamp -nt $(ASAN_BUILD)/.configured ]; then \
+	    echo "configuring the sanitizer build (log: build-asan/configure.log)"; \
+	    (cd $(ASAN_BUILD)/mpich-4.0.2 && PATH="$(BUILD_PATH)" ./configure $(ASAN_CONFIGURE) \
+	        >$(ASAN_BUILD)/configure.log 2>&1) || \
+	        { echo "make: configure failed (build-asan/configure.log)" >&2; exit 1; }; \
+	    touch $(ASAN_BUILD)/.configured; \
+	fi
+	@echo "building the sanitizer build (log: build-asan/make.log)"
+	@PATH="$(BUILD_PATH)" $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 -j$(JOBS) >$(ASAN_BUILD)/make.log 2>&1 && \
+	    $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 install >$(ASAN_BUILD)/install.log 2>&1 || \
+	    { echo "make: the sanitizer build failed (build-asan/make.log)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory toolkit PREFIX=$(ASAN_PREFIX)
+	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    FTMPI_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE) MPI_PREFIX=$(ASAN_PREFIX) \
+	    test/ftmpi/run-ftmpi-tests.sh --testlist test/ftmpi/testlist
+
 clean:
 	@[ ! -f $(TREE)/Makefile ] || $(MAKE) -C $(TREE) clean >/dev/null
 	rm -rf test/ftmpi/bin bench/bin examples/bin
 
 distclean:
-	rm -rf $(BUILD) $(STOCK_BUILD) $(PREFIX) $(STOCK_PREFIX) test/ftmpi/bin bench/bin examples/bin
+	rm -rf $(BUILD) $(STOCK_BUILD) $(ASAN_BUILD) $(PREFIX) $(STOCK_PREFIX) $(ASAN_PREFIX) \
+	    test/ftmpi/bin bench/bin examples/bin

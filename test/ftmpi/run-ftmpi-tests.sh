@@ -4,6 +4,7 @@
 #
 #   MPI_PREFIX=install test/ftmpi/run-ftmpi-tests.sh [--mpich-smoke] [name...]
 #   ... run-ftmpi-tests.sh --testlist FILE --launcher mpiexec|slurm|srun
+#   FTMPI_TIMEOUT_SCALE=N ... (every time limit N times longer)
 #
 # Builds the programs of test/ftmpi with the installed mpicc and runs each
 # entry of test/ftmpi/testlist under a timeout (a hang is a failure). With
@@ -46,6 +47,9 @@ export PATH=$prefix/bin:$PATH
 passed=0
 failed=0
 failures=()
+# FTMPI_TIMEOUT_SCALE=N gives every test N times its time limit (a
+# sanitizer build runs slower)
+timeout_scale=${FTMPI_TIMEOUT_SCALE:-1}
 
 elapsed() { awk -v s="$1" -v e="$(date +%s%N)" 'BEGIN { printf "%.1f", (e - s) / 1e9 }'; }
 
@@ -146,7 +150,7 @@ build() { # program (of test/ftmpi, else of examples; C, C++ or Fortran) -> 0 if
 # EXPECT_INJECTED=k: mpiexec reports k failures it injected (set them with
 # MPIEXEC_INJECT_FAILURE, the environment form of -inject-failure).
 run_entry() {
-    local name=$1 np=$2 limit=$3
+    local name=$1 np=$2 limit=$(($3 * timeout_scale))
     shift 3
     local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors= deaths= injected=
     for kv in "$@"; do
@@ -202,6 +206,8 @@ run_entry() {
     # (137 before the limit is srun's status for a task killed by SIGKILL)
     elif [ $rc = 124 ] || { [ $rc = 137 ] && awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s >= l) }'; }; then
         record "$label" FAIL "$secs" "timed out after ${limit}s (output: $out)${fenced:+ $fenced}"
+    elif grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|: runtime error: " "$out"; then
+        record "$label" FAIL "$secs" "a sanitizer found a fault (output: $out)${fenced:+ $fenced}"
     elif [ "$expect_exit" = 0 ] && [ $rc != 0 ]; then
         record "$label" FAIL "$secs" "exit status $rc (output: $out)${fenced:+ $fenced}"
     elif [ "$expect_exit" = nonzero ] && [ $rc = 0 ]; then
@@ -241,7 +247,7 @@ if [ ${#only[@]} -eq 0 ] && [ $listed_only = no ]; then
         [ -f "$t" ] || continue
         start=$(date +%s%N)
         limit=$(sed -n 's/^# test-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
-        msg=$(MPI_PREFIX=$prefix timeout -k 5 "${limit:-300}" bash "$t" 2>&1)
+        msg=$(MPI_PREFIX=$prefix timeout -k 5 "$((${limit:-300} * timeout_scale))" bash "$t" 2>&1)
         rc=$?
         secs=$(elapsed "$start")
         if [ $rc = 0 ]; then record "$(basename "$t" .sh)" ok "$secs"

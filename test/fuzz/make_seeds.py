@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+"""Writes well-formed inputs of each fuzz target into test/fuzz/corpus/TARGET
+(seed-*), so that fuzzing starts from messages a process of the job would
+send: libFuzzer finds its way past the MACs only because the targets seal
+what the input marks to be sealed, and past the layouts from these."""
+import os, struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+def put(target, name, data):
+    d = os.path.join(here, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'seed-' + name), 'wb') as f:
+        f.write(data)
+
+# heartbeat: datagrams of 48 bytes, each preceded by a length byte whose
+# top bit asks the target to seal it (MPIDI_FTDEV_hb_msg_t)
+def hb(kind, frm, about=0, state=0, counter=1):
+    body = struct.pack('<IIiiiiQ', 0x32544846, kind, frm, 1000 + frm, about, state, counter)
+    return bytes([0x80 | 48]) + body + bytes(16)
+put('heartbeat', 'beats', hb(1, 1) + hb(1, 1, counter=2) + hb(2, 3, counter=5))
+put('heartbeat', 'failed', hb(3, 2, about=5))
+put('heartbeat', 'verdict', hb(7, 4, about=6, state=4) + hb(6, 4, about=6, counter=2))
+put('heartbeat', 'replay', hb(1, 0, counter=9) + hb(1, 0, counter=9) + hb(1, 0, counter=3))
+put('heartbeat', 'old-format', bytes([24]) + struct.pack('<IIiiii', 0x46544842, 3, 1, 1001, 2, 0))
+
+# control: world size, flags (1: seal, 2: sender of this world), the
+# 24-byte header, then {type, pid, from} and the payload
+def ctrl(n, flags, typ, about, frm, payload=b''):
+    return bytes([n - 1, flags]) + struct.pack('<II', 3, 0) + bytes(16) + \
+        struct.pack('<Iii', typ, about, frm) + payload
+put('control', 'failed', ctrl(8, 3, 1, 5, 2))
+put('control', 'finalizing', ctrl(8, 1, 2, 3, 12))
+put('control', 'channel', ctrl(8, 3, 4, 2, 1, bytes(40)))
+put('control', 'revoke', ctrl(8, 1, 5, 0x1234, 9))
+put('control', 'echo', ctrl(8, 3, 6, 3, 3, struct.pack('<I', 7)))
+put('control', 'unsealed', ctrl(8, 2, 1, 5, 2))
+
+# rebuild: world size, sender, then the message (MPIDI_FTDEV_rb_msg_t
+# and its entries)
+def rb(kind, epoch, entries):
+    return struct.pack('<IIII', kind, epoch, len(entries), 0) + bytes(16) + b''.join(entries)
+def entry(pid, state, addr, node):
+    pad = (len(addr) + 7) & ~7
+    contact = struct.pack('<IHHiQ', 0x0100007f, 4000, 0, 2000 + pid, 0)
+    return struct.pack('<iIIi', pid, state, len(addr), node) + contact + addr + bytes(pad - len(addr))
+n = 6
+put('rebuild', 'ready', bytes([n - 1, 1]) + rb(1, 1, []) [:32] + bytes((n + 7) // 8))
+put('rebuild', 'hello', bytes([n - 1, 2]) + rb(2, 1, [entry(2, 2, b'A' * 13, 1)]))
+put('rebuild', 'welcome', bytes([n - 1, 0]) + rb(3, 1, [entry(p, 2 if p == 2 else 0, b'B' * (p + 5), p // 2) for p in range(n)]))
+put('rebuild', 'rebuilt', bytes([n - 1, 0]) + rb(4, 1, [entry(2, 2, b'C' * 21, 1), entry(4, 2, b'D' * 8, 2)]))
+
+# channels: channel, world size, sender, receiver, then the message
+def chan(c, n, frm, me, msg):
+    return bytes([c, n - 1, frm, me]) + msg
+nb = (n + 7) // 8
+put('channels', 'recovery-join', chan(0, n, 1, 0, struct.pack('<IIi', 1, 1, -1) + bytes(2 * nb) + struct.pack('<' + 'I' * n, *([0xffffffff] * n))))
+put('channels', 'recovery-decide', chan(0, n, 0, 1, struct.pack('<IIi', 2, 2, 0) + bytes(2 * nb)))
+put('channels', 'commit-vote', chan(1, n, 1, 0, struct.pack('<IIIIIIi', 1, 5, 0, 1, 3, 0, 1)))
+put('channels', 'commit-sweep', chan(1, n, 1, 3, struct.pack('<IIIIIIi', 4, 5, 0, 1, 3, 1, 0) + struct.pack('<iii', 3, 4, 5)))
+put('channels', 'commit-state', chan(1, n, 2, 0, struct.pack('<IIIIIIi', 3, 5, 0, 1, 3, 0, 1) + bytes(24)))
+size = 6
+ulfm = struct.pack('<IIIIIiiiiiii', 1, 0x44, 2, size, 2, 1, 0, 1, 1, 0, 0, 0) + bytes(3 * ((size + 7) // 8)) + bytes(8)
+put('channels', 'ulfm-contrib', chan(2, n, 1, 0, ulfm))
+ulfm = struct.pack('<IIIIIiiiiiii', 2, 0x44, 2, size, 0, 0, 0, 1, 1, 0, 0, 1) + bytes(3 * ((size + 7) // 8))
+put('channels', 'ulfm-decide', chan(2, n, 0, 3, ulfm))
+
+# hydra: a PMI key (even first byte: its id's limit, doubled), or a
+# proxy's header (odd first byte: command, payload length)
+put('hydra', 'declared', bytes([2 * 8]) + b'PMI_declared_failed_3')
+put('hydra', 'declared-bad', bytes([2 * 8]) + b'PMI_declared_failed_-1x')
+put('hydra', 'other-key', bytes([2 * 8]) + b'PMI_dead_processes')
+put('hydra', 'pmi-cmd', bytes([1]) + struct.pack('<ii', 7, 64))
+put('hydra', 'terminated', bytes([1]) + struct.pack('<ii', 10, 0))
