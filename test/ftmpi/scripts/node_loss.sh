@@ -9,7 +9,8 @@
 # same moment. mpiexec must name the lost processes once and keep the job
 # running, the survivors must recover the way their mode says and finish
 # with every check right, and nothing may be left on any node.
-# The same with the node frozen (SIGSTOP to every process of it) and with
+# The same with only the node's proxy killed (its processes must end with
+# it), with the node frozen (SIGSTOP to every process of it) and with
 # its link cut: the survivors' heartbeat declares its processes failed and
 # tells mpiexec, which gives the node's proxy up; once the node is thawed
 # or its link back, what ran on it ends.
@@ -77,6 +78,16 @@ node_lose() {
             sleep 0.5
             "$cluster" "${how%%-*}" "$victim"
             ;;
+        kill-proxy)
+            # the node stays; its proxy alone is killed: what it started
+            # must end with it, not run on as a world of its own
+            local proxies=
+            for pid in $("$cluster" pids "$victim"); do
+                [ "$(cat /proc/$pid/comm 2>/dev/null)" = hydra_pmi_proxy ] && proxies+=" $pid"
+            done
+            [ -n "$proxies" ] || bad "$label: no proxy found on node $victim"
+            kill -KILL $proxies
+            ;;
         *) "$cluster" "$how" "$victim" ;;
     esac
     wait $job
@@ -122,6 +133,10 @@ node_lose kill 3 "node 3 killed, BLANK+IGNORE" 4 0 FTMPI_COMM_MODE=blank FTMPI_R
 node_lose kill 2 "node 2 killed, SHRINK+IGNORE+CONT" 4 0 FTMPI_COMM_MODE=shrink \
     FTMPI_RECOVERY_MODE=ignore FTMPI_MSG_MODE=cont
 node_lose kill 3 "node 3 killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+# the node's proxy alone killed: a lost node to the others, and its
+# processes end with it
+node_lose kill-proxy 3 "node 3's proxy killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
+node_lose kill-proxy 2 "node 2's proxy killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
 # a node lost while the survivors recover from a process's death
 node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, SHRINK" 3 0 FTMPI_COMM_MODE=shrink
 node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, BLANK" 3 0 FTMPI_COMM_MODE=blank
