@@ -227,11 +227,16 @@ int MPIDI_FTDEV_spawn_replacements(int k, const int *pids, uint32_t epoch, int n
     }
     /* a world on one node listens for heartbeats on loopback only: its
      * replacements must run on that node too (under Hydra, which takes
-     * the host from the spawn's info; Slurm places them in the job's
+     * the host from the spawn's info, by Slurm's name for the node where
+     * Slurm started the proxies; srun alone places them in the job's
      * allocation) */
     char host_name[256] = "";
     if (MPIR_Process.num_nodes == 1 && getenv("MPI_LOCALRANKID") != NULL) {
-        gethostname(host_name, sizeof(host_name) - 1);
+        const char *slurm_node = getenv("SLURMD_NODENAME");
+        if (slurm_node)
+            snprintf(host_name, sizeof(host_name), "%s", slurm_node);
+        else
+            gethostname(host_name, sizeof(host_name) - 1);
         mpi_errno = MPIR_Info_alloc(&where[0]);
         MPIR_ERR_CHECK(mpi_errno);
         mpi_errno = MPIR_Info_set_impl(where[0], "host", host_name);
