@@ -204,18 +204,20 @@ check-asan: tree
 	@MPICH_TARBALL="$$(cat $(BUILD)/.tarball)" FTMPICH_BUILD_DIR=$(ASAN_BUILD) ./autogen.sh
 	@if [ ! -f $(ASAN_BUILD)/.configured ] || [ $(ASAN_BUILD)/.tree-stamp -nt $(ASAN_BUILD)/.configured ]; then \
 	    echo "configuring the sanitizer build (log: build-asan/configure.log)"; \
-	    (cd $(ASAN_BUILD)/mpich-4.0.2 && PATH="$(BUILD_PATH)" ./configure $(ASAN_CONFIGURE) \
+	    (cd $(ASAN_BUILD)/mpich-4.0.2 && PATH="$(BUILD_PATH)" ASAN_OPTIONS=detect_leaks=0 \
+	        ./configure $(ASAN_CONFIGURE) \
 	        >$(ASAN_BUILD)/configure.log 2>&1) || \
 	        { echo "make: configure failed (build-asan/configure.log)" >&2; exit 1; }; \
 	    touch $(ASAN_BUILD)/.configured; \
 	fi
 	@echo "building the sanitizer build (log: build-asan/make.log)"
-	@PATH="$(BUILD_PATH)" $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 -j$(JOBS) >$(ASAN_BUILD)/make.log 2>&1 && \
+	@export ASAN_OPTIONS=detect_leaks=0; \
+	PATH="$(BUILD_PATH)" $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 -j$(JOBS) >$(ASAN_BUILD)/make.log 2>&1 && \
 	    $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 install >$(ASAN_BUILD)/install.log 2>&1 || \
 	    { echo "make: the sanitizer build failed (build-asan/make.log)" >&2; exit 1; }
-	@$(MAKE) --no-print-directory toolkit PREFIX=$(ASAN_PREFIX)
+	@ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory toolkit PREFIX=$(ASAN_PREFIX)
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    FTMPI_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE) MPI_PREFIX=$(ASAN_PREFIX) \
+	    FTMPI_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE) MPI_PREFIX=$(ASAN_PREFIX) FTMPI_TEST_BIN=$(ASAN_BUILD)/test-bin \
 	    test/ftmpi/run-ftmpi-tests.sh --testlist test/ftmpi/testlist
 
 clean:

@@ -19,7 +19,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 prefix=$(cd "${MPI_PREFIX:-$top/install}" 2>/dev/null && pwd) || { echo "run-ftmpi-tests.sh: no install prefix ${MPI_PREFIX:-$top/install} (build first: make)" >&2; exit 2; }
-bindir=$here/bin
+# FTMPI_TEST_BIN: where the test programs are built (one folder per installation)
+bindir=${FTMPI_TEST_BIN:-$here/bin}
 smoke=no
 only=()
 testlist=$here/testlist
@@ -208,6 +209,8 @@ run_entry() {
         record "$label" FAIL "$secs" "timed out after ${limit}s (output: $out)${fenced:+ $fenced}"
     elif grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|: runtime error: " "$out"; then
         record "$label" FAIL "$secs" "a sanitizer found a fault (output: $out)${fenced:+ $fenced}"
+    elif grep -qE "Ring ids do not match|Unknown error class" "$out"; then
+        record "$label" FAIL "$secs" "an error code MPICH could not read (output: $out)${fenced:+ $fenced}"
     elif [ "$expect_exit" = 0 ] && [ $rc != 0 ]; then
         record "$label" FAIL "$secs" "exit status $rc (output: $out)${fenced:+ $fenced}"
     elif [ "$expect_exit" = nonzero ] && [ $rc = 0 ]; then
