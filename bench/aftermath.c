@@ -6,13 +6,18 @@
  * the event happens and they time the same ring again:
  *   kill    process n-1 is killed (SIGKILL) and every survivor has seen
  *           its failure (a failed receive from it);
- *   revoke  a duplicate of MPI_COMM_WORLD is revoked (and kept).
+ *   revoke  a duplicate of MPI_COMM_WORLD is revoked (and kept);
+ *   unmatched  as kill, but what is timed is rank 0's MPI_Ssend to rank 1
+ *           while rank 1 sends rank 0, before each, 1000 messages that rank
+ *           0 never receives (they wait unmatched: 1000 more per
+ *           iteration), the pattern whose queue a survivor's drains of
+ *           stale traffic used to walk over and over.
  * Rank 0 prints "before US", "after US" and "ratio R" (microseconds per
  * iteration, medians). While the ring runs, process n-1 waits in a
  * nonblocking barrier that it tests once a millisecond: it takes no core
  * from the ring, also where there are fewer cores than processes.
  *
- *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N aftermath kill|revoke ITERS ROUNDS */
+ *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N aftermath kill|revoke|unmatched ITERS ROUNDS */
 #include "bench_util.h"
 #include <mpi-ext.h>
 #include <signal.h>
@@ -42,6 +47,32 @@ static double ring_us(MPI_Comm ring, int iters, int rounds)
     return m;
 }
 
+#define UNMATCHED_PER_ITERATION 1000
+
+static double unmatched_us(MPI_Comm ring, int iters, int rounds)
+{
+    int rank, x = 0;
+    MPI_Comm_rank(ring, &rank);
+    double *t = malloc(rounds * sizeof(double)), m = 0;
+    for (int r = 0; r < rounds; r++) {
+        MPI_Barrier(ring);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            if (rank == 0) {
+                MPI_Ssend(&x, 1, MPI_INT, 1, 1, ring);
+            } else if (rank == 1) {
+                for (int k = 0; k < UNMATCHED_PER_ITERATION; k++)
+                    MPI_Send(&x, 1, MPI_INT, 0, 77, ring);
+                MPI_Recv(&x, 1, MPI_INT, 0, 1, ring, MPI_STATUS_IGNORE);
+            }
+        }
+        t[r] = (MPI_Wtime() - t0) / iters * 1e6;
+    }
+    m = bench_median(t, rounds);
+    free(t);
+    return m;
+}
+
 /* a barrier over MPI_COMM_WORLD in which the outsider sleeps */
 static int world_barrier(int outsider)
 {
@@ -64,13 +95,18 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (argc < 4 || size < 3 || (strcmp(argv[1], "kill") && strcmp(argv[1], "revoke"))) {
+    if (argc < 4 || size < 3 ||
+        (strcmp(argv[1], "kill") && strcmp(argv[1], "revoke") && strcmp(argv[1], "unmatched"))) {
         if (rank == 0)
-            fprintf(stderr, "usage: aftermath kill|revoke ITERS ROUNDS (3 processes or more)\n");
+            fprintf(stderr, "usage: aftermath kill|revoke|unmatched ITERS ROUNDS (3 processes "
+                    "or more)\n");
         MPI_Finalize();
         return 2;
     }
-    int kill_it = strcmp(argv[1], "kill") == 0, iters = atoi(argv[2]), rounds = atoi(argv[3]);
+    int unmatched = strcmp(argv[1], "unmatched") == 0;
+    int kill_it = unmatched || strcmp(argv[1], "kill") == 0;
+    int iters = atoi(argv[2]), rounds = atoi(argv[3]);
+    double (*timed) (MPI_Comm, int, int) = unmatched ? unmatched_us : ring_us;
     int outsider = size - 1;
     MPI_Comm ring, dup;
     MPI_Comm_split(MPI_COMM_WORLD, rank == outsider ? MPI_UNDEFINED : 0, rank, &ring);
@@ -79,7 +115,7 @@ int main(int argc, char **argv)
 
     double before = 0, after = 0;
     if (rank != outsider)
-        before = ring_us(ring, iters, rounds);
+        before = timed(ring, iters, rounds);
     world_barrier(rank == outsider);
 
     if (kill_it) {
@@ -101,7 +137,7 @@ int main(int argc, char **argv)
     }
 
     if (rank != outsider) {
-        after = ring_us(ring, iters, rounds);
+        after = timed(ring, iters, rounds);
         if (rank == 0)
             printf("before %.3f\nafter %.3f\nratio %.3f\n", before, after, after / before);
         MPI_Comm_free(&ring);

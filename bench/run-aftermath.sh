@@ -4,9 +4,13 @@
 # time a ring of 8-byte MPI_Sendrecv (AFTERMATH_ITERS iterations, default
 # 10000, 5 rounds, median) before and after an event, with a fourth
 # process outside the ring: it is killed (SIGKILL), or a duplicate of
-# MPI_COMM_WORLD is revoked. A job that survived must not run slower
-# afterwards: the target is a ratio after/before within 1.05. BENCH_RUNS
-# jobs per event (default 5); the table gives the medians.
+# MPI_COMM_WORLD is revoked; or (unmatched) rank 0's MPI_Ssend to rank 1
+# is timed while rank 1 leaves it 1000 messages it never receives per
+# iteration (AFTERMATH_UNMATCHED_ITERS iterations, default 4), before and
+# after the fourth process is killed. A job that survived must not run
+# slower afterwards: the target is a ratio after/before within 1.05 (1.1
+# for unmatched). BENCH_RUNS jobs per event (default 5); the table gives
+# the medians.
 set -euo pipefail
 . "$(dirname "$0")/bench-common.bash"
 bench_setup aftermath
@@ -19,13 +23,16 @@ iters=${AFTERMATH_ITERS:-10000}
     echo "4 processes on $cores cores; target: after/before <= 1.05)"
     printf "%-8s %7s %10s %10s %8s\n" event ok/runs before after ratio
 } | tee -a "$table"
-for event in kill revoke; do
+for event in kill revoke unmatched; do
     ok=0 runs=0
     : >"$raw.$event"
     for i in $(seq "${BENCH_RUNS:-5}"); do
         runs=$((runs + 1))
+        # unmatched: each iteration leaves 1000 messages queued
+        n=$iters
+        [ $event = unmatched ] && n=${AFTERMATH_UNMATCHED_ITERS:-4}
         out=$(FTMPI_RECOVERY_MODE=ulfm bench_mpiexec 120 "$prefix" 4 "$bin/aftermath" "$event" \
-              "$iters" 5 || true)
+              "$n" 5 || true)
         if grep -q '^ratio ' <<<"$out"; then
             ok=$((ok + 1))
             awk '{ v[$1] = $2 } END { print v["before"], v["after"], v["ratio"] }' <<<"$out" >>"$raw.$event"

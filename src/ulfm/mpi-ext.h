@@ -8,7 +8,9 @@
  * classes MPIX_ERR_PROC_FAILED, MPIX_ERR_PROC_FAILED_PENDING and
  * MPIX_ERR_REVOKED and every MPIX_Comm_ function of ULFM (revoke, shrink,
  * ishrink, agree, iagree, is_revoked, get_failed, ack_failed, and the older
- * failure_ack and failure_get_acked) come from <mpi.h>, in every language;
+ * failure_ack and failure_get_acked) come from <mpi.h>, in every language,
+ * and so do the classes by their standard names (MPI_ERR_PROC_FAILED,
+ * MPI_ERR_PROC_FAILED_PENDING, MPI_ERR_REVOKED);
  * here are the names Open MPI 5's <mpi-ext.h> adds for ULFM. A job runs
  * under ULFM's rules when started with FTMPI_RECOVERY_MODE=ulfm or
  * MPIR_CVAR_ENABLE_FT=1.
@@ -36,17 +38,8 @@
 #define OMPI_HAVE_MPIX_COMM_IAGREE 1
 #define OMPI_HAVE_MPIX_COMM_IS_REVOKED 1
 
-/* The names the ULFM chapter proposes for the MPI standard, which Open
- * MPI programs use beside the MPIX_ ones: the same classes and key. */
-#ifndef MPI_ERR_PROC_FAILED
-#define MPI_ERR_PROC_FAILED MPIX_ERR_PROC_FAILED
-#endif
-#ifndef MPI_ERR_PROC_FAILED_PENDING
-#define MPI_ERR_PROC_FAILED_PENDING MPIX_ERR_PROC_FAILED_PENDING
-#endif
-#ifndef MPI_ERR_REVOKED
-#define MPI_ERR_REVOKED MPIX_ERR_REVOKED
-#endif
+/* The key by the name the ULFM chapter proposes for the MPI standard
+ * (its classes, MPI_ERR_PROC_FAILED and the others, are in <mpi.h>). */
 #ifndef MPI_FT
 #define MPI_FT MPIX_FT
 #endif

@@ -67,6 +67,7 @@ int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask)
         };
         ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.worker, NULL, info.length,
                                                   msg, &param);
+        MPIDI_FTDEV_global.drained++;
         if (r && !UCS_PTR_IS_ERR(r))
             ucp_request_free(r);
     }

@@ -76,6 +76,13 @@ static int send_runs_to_its_end(MPIR_Request * req)
 static void fail_request(MPIR_Request * req, int err, int dead_pid)
 {
     MPIDI_FTDEV_ucp_request_t *ucp_request = MPIDI_FTDEV_REQ(req).u.ucp_request;
+    /* Under ULFM a failure reaches the program as its bare class
+     * (errhan-ulfm-codes-are-classes): a request keeps the class, not an
+     * error code of MPICH's error stack, whose ring holds only the latest
+     * errors; thousands of requests ended at once (a revocation) would
+     * otherwise hand their waits codes long overwritten. */
+    if (MPIDI_FTDEV_global.policy.ulfm)
+        err = MPIR_ERR_GET_CLASS(err);
     int with_dead = dead_pid >= 0 &&
         MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid);
 
@@ -500,6 +507,22 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
     c->failed_member = pid;
     c->failed_member_generation = MPIDI_FTDEV_global.fault_generation;
     return pid;
+}
+
+int MPIDI_FTDEV_refuse_coll_at_entry(MPIR_Comm * comm)
+{
+    int err = MPIDI_FTDEV_refuse_coll(comm);
+    /* the revocation may be waiting in this process's queues: a program
+     * looping on a collective that fails at its entry never progresses
+     * otherwise (the entry, above MPICH's waits, may progress) */
+    if (err != MPI_SUCCESS && err != MPIDI_FTDEV_BLANK_PEER &&
+        MPIDI_FTDEV_global.policy.ulfm && !comm->revoked) {
+        int mpi_errno = MPID_Progress_test(NULL);
+        if (mpi_errno != MPI_SUCCESS)
+            return mpi_errno;
+        err = MPIDI_FTDEV_refuse_coll(comm);
+    }
+    return err;
 }
 
 int MPIDI_FTDEV_refuse_coll(MPIR_Comm * comm)

@@ -180,11 +180,16 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
         }                                                               \
     } while (0)
 
+/* A collective refused at its entry; under ULFM it first reads what
+ * arrived, so that a program that calls it again and again until it is
+ * revoked hears the revocation. */
+int MPIDI_FTDEV_refuse_coll_at_entry(MPIR_Comm * comm);
+
 /* Called by MPICH before any collective and communicator creation
  * (mpich-patches/coll-device-entry-hook.patch). */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_coll_entry(MPIR_Comm * comm)
 {
-    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_coll(comm));
+    MPIDI_FTDEV_REFUSE_IF_FAILED(MPIDI_FTDEV_refuse_coll_at_entry(comm));
     return MPI_SUCCESS;
 }
 

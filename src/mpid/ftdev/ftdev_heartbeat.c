@@ -362,6 +362,19 @@ static int datagram_opened(const void *buf, size_t len, MPIDI_FTDEV_hb_msg_t * m
     }
 }
 
+/* The launcher's SIGUSR1 (a process of the job died: ch4 then reads the
+ * launcher's list) is taken by the heartbeat thread alone. A handled
+ * signal cuts short the sleep or wait of whichever thread it lands in;
+ * the application's threads, which inherit the main thread's blocked
+ * mask from MPI_Init on, must not see that. */
+static void launcher_signal(int how)
+{
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(how, &usr1, NULL);
+}
+
 static void *beat(void *arg)
 {
     double period = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD;
@@ -370,6 +383,7 @@ static void *beat(void *arg)
     double *heard = MPL_calloc(MPIDI_FTDEV_global.num_pids, sizeof(double), MPL_MEM_OTHER);
     watch_t w = {.pid = -1 };
 
+    launcher_signal(SIG_UNBLOCK);
     while (MPIDI_FTDEV_hb.running && heard) {
         double now = now_ms();
         int next = neighbour(1), prev = neighbour(-1);
@@ -481,8 +495,10 @@ int MPIDI_FTDEV_heartbeat_start(void)
      * whenever the new thread first gets a core */
     MPIDI_FTDEV_watch_update();
     MPIDI_FTDEV_hb.running = 1;
+    launcher_signal(SIG_BLOCK);
     int err = pthread_create(&MPIDI_FTDEV_hb.thread, NULL, beat, NULL);
     if (err) {
+        launcher_signal(SIG_UNBLOCK);
         MPIDI_FTDEV_hb.running = 0;
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**ftdev_heartbeat",
                              "**ftdev_heartbeat %s", strerror(err));

@@ -142,17 +142,28 @@ int MPIDI_FTDEV_drain_stale(int pending, int *stale)
  * member, are refused, and a held context id has no communicator. */
 #define MPIDI_FTDEV_DRAIN_BUSY_CALLS 256
 #define MPIDI_FTDEV_DRAIN_IDLE_POLLS 16
+/* Each probe of a drain walks every message waiting unmatched in UCX: a
+ * process that keeps many (another process sends what it receives later)
+ * pays for each drain that finds nothing, and a waiting one would drain
+ * after nearly every arrival. Every drain in a row that took nothing
+ * doubles both intervals, up to 2^MPIDI_FTDEV_DRAIN_MAX_BACKOFF times;
+ * one that takes something, or a change of what is stale, starts over. */
+#define MPIDI_FTDEV_DRAIN_MAX_BACKOFF 10
 
 int MPIDI_FTDEV_drain_stale_traffic(int now)
 {
     int mpi_errno = MPI_SUCCESS;
-    static unsigned busy_calls;
+    static unsigned busy_calls, backoff;
+    unsigned long drained_before = MPIDI_FTDEV_global.drained;
 
     if (MPIDI_FTDEV_global.worker_events == MPIDI_FTDEV_global.stale_drained_at_events && !now)
         return MPI_SUCCESS;
-    if (!now && MPIDI_FTDEV_global.idle_polls < MPIDI_FTDEV_DRAIN_IDLE_POLLS &&
-        ++busy_calls < MPIDI_FTDEV_DRAIN_BUSY_CALLS &&
-        have_stale_patterns && stale_patterns_generation == MPIDI_FTDEV_global.fault_generation)
+    int patterns_current = have_stale_patterns &&
+        stale_patterns_generation == MPIDI_FTDEV_global.fault_generation;
+    if (!patterns_current)
+        backoff = 0;
+    if (!now && MPIDI_FTDEV_global.idle_polls < (MPIDI_FTDEV_DRAIN_IDLE_POLLS << backoff) &&
+        ++busy_calls < (MPIDI_FTDEV_DRAIN_BUSY_CALLS << backoff) && patterns_current)
         return MPI_SUCCESS;
     busy_calls = 0;
     if (MPIDI_FTDEV_global.finalizing) {
@@ -176,6 +187,10 @@ int MPIDI_FTDEV_drain_stale_traffic(int now)
         }
     }
     MPIDI_FTDEV_global.stale_drained_at_events = MPIDI_FTDEV_global.worker_events;
+    if (MPIDI_FTDEV_global.drained != drained_before)
+        backoff = 0;
+    else if (backoff < MPIDI_FTDEV_DRAIN_MAX_BACKOFF)
+        backoff++;
   fn_exit:
     return mpi_errno;
   fn_fail:

@@ -131,6 +131,7 @@ typedef struct {
     int stale_traffic;          /* messages nobody will receive may keep coming, see
                                  * MPIDI_FTDEV_drain_stale_traffic */
     unsigned long stale_drained_at_events;      /* worker_events at the last drain */
+    unsigned long drained;      /* messages ever received into nothing (ftdev_drain.c) */
     struct MPIR_Win *rma_watch_win;     /* the window of the RMA synchronization under way */
     int rma_watch_target;       /* its target rank, -1: the whole window */
     int finalizing;

@@ -29,8 +29,8 @@ cluster_up ft$$ 3
 
 # node_lose HOW NODE LABEL SURVIVORS STATUS ENV...: HOW (kill, freeze,
 # cut, kill-during-recovery, kill-/freeze-replacement-node: NODE is the
-# one found) NODE once the workload runs; STATUS: mpiexec's (0, or nonzero: ULFM
-# counts the dead)
+# one found) NODE once the workload runs; STATUS: mpiexec's (0: survivors alone count,
+# in every mode)
 node_lose() {
     local how=$1 victim=$2 label=$3 want=$4 want_rc=$5 rundir out rc n lost given_up
     shift 5
@@ -132,11 +132,11 @@ node_lose kill 3 "node 3 killed, BLANK+CONT" 4 0 FTMPI_COMM_MODE=blank FTMPI_MSG
 node_lose kill 3 "node 3 killed, BLANK+IGNORE" 4 0 FTMPI_COMM_MODE=blank FTMPI_RECOVERY_MODE=ignore
 node_lose kill 2 "node 2 killed, SHRINK+IGNORE+CONT" 4 0 FTMPI_COMM_MODE=shrink \
     FTMPI_RECOVERY_MODE=ignore FTMPI_MSG_MODE=cont
-node_lose kill 3 "node 3 killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+node_lose kill 3 "node 3 killed, ULFM" 4 0 FTMPI_RECOVERY_MODE=ulfm
 # the node's proxy alone killed: a lost node to the others, and its
 # processes end with it
 node_lose kill-proxy 3 "node 3's proxy killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
-node_lose kill-proxy 2 "node 2's proxy killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+node_lose kill-proxy 2 "node 2's proxy killed, ULFM" 4 0 FTMPI_RECOVERY_MODE=ulfm
 # a node lost while the survivors recover from a process's death
 node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, SHRINK" 3 0 FTMPI_COMM_MODE=shrink
 node_lose kill-during-recovery 3 "node 3 killed 20 ms after rank 2, BLANK" 3 0 FTMPI_COMM_MODE=blank
@@ -156,7 +156,7 @@ node_lose kill 1 "node 1 (rank 0) killed, BLANK+AUTO" 4 0 FTMPI_COMM_MODE=blank 
 node_lose freeze 3 "node 3 frozen, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 node_lose freeze 2 "node 2 frozen, BLANK" 4 0 FTMPI_COMM_MODE=blank
 node_lose cut 3 "node 3 cut off, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
-node_lose freeze 3 "node 3 frozen, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+node_lose freeze 3 "node 3 frozen, ULFM" 4 0 FTMPI_RECOVERY_MODE=ulfm
 
 # the runner shows the last lines only: name what failed there
 [ -z "$failed_cases" ] || echo "failed cases: $failed_cases"
