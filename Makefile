@@ -198,6 +198,8 @@ ASAN_BUILD  := $(TOP)/build-asan
 ASAN_PREFIX := $(TOP)/install-asan
 SANITIZE    ?= address,undefined
 ASAN_TIMEOUT_SCALE ?= 3
+# the entries run under the sanitizers (default: every FT test of test/ftmpi)
+ASAN_TESTLIST ?= test/ftmpi/testlist
 ASAN_FLAGS  := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 ASAN_CONFIGURE = $(COMPILERS) CFLAGS="$(ASAN_FLAGS)" CXXFLAGS="$(ASAN_FLAGS)" \
                  FFLAGS="-fallow-argument-mismatch $(ASAN_FLAGS)" \
@@ -225,7 +227,7 @@ check-asan: tree
 	@ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory toolkit PREFIX=$(ASAN_PREFIX)
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    FTMPI_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE) MPI_PREFIX=$(ASAN_PREFIX) FTMPI_TEST_BIN=$(ASAN_BUILD)/test-bin \
-	    test/ftmpi/run-ftmpi-tests.sh --testlist test/ftmpi/testlist
+	    test/ftmpi/run-ftmpi-tests.sh --testlist $(ASAN_TESTLIST)
 
 clean:
 	@[ ! -f $(TREE)/Makefile ] || $(MAKE) -C $(TREE) clean >/dev/null
