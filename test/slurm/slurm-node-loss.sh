@@ -55,7 +55,7 @@ node_processes() {
 # slurm_lose LAUNCHER HOW NODE LABEL SURVIVORS STATUS ENV...: LAUNCHER
 # mpiexec or srun; HOW kill or freeze compute node NODE (1..3) once the
 # workload runs; SURVIVORS: processes that must report a clean end; STATUS:
-# the launcher's (0, or nonzero)
+# the launcher's (0: the survivors alone count, in every mode, or nonzero)
 slurm_lose() {
     local launcher=$1 how=$2 victim=$3 label=$4 want=$5 want_rc=$6
     shift 6
@@ -122,7 +122,7 @@ slurm_lose() {
 
 slurm_lose mpiexec kill 3 "salloc + mpiexec: node 3 killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 slurm_lose mpiexec kill 1 "salloc + mpiexec: node 1 (rank 0) killed, REBUILD" 6 0 FTMPI_COMM_MODE=rebuild
-slurm_lose mpiexec kill 2 "salloc + mpiexec: node 2 killed, ULFM" 4 nonzero FTMPI_RECOVERY_MODE=ulfm
+slurm_lose mpiexec kill 2 "salloc + mpiexec: node 2 killed, ULFM" 4 0 FTMPI_RECOVERY_MODE=ulfm
 slurm_lose mpiexec freeze 3 "salloc + mpiexec: node 3 frozen, BLANK" 4 0 FTMPI_COMM_MODE=blank
 slurm_lose srun kill 3 "srun --mpi=pmi2: node 3 killed, SHRINK" 4 0 FTMPI_COMM_MODE=shrink
 exit $status
