@@ -198,7 +198,9 @@ ASAN_BUILD  := $(TOP)/build-asan
 ASAN_PREFIX := $(TOP)/install-asan
 SANITIZE    ?= address,undefined
 ASAN_TIMEOUT_SCALE ?= 3
-# the entries run under the sanitizers (default: every FT test of test/ftmpi)
+# the entries run under the sanitizers: a testlist file (default: every FT
+# test of test/ftmpi), or "short": the first entry of each program with
+# each setting of the FT modes
 ASAN_TESTLIST ?= test/ftmpi/testlist
 ASAN_FLAGS  := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 ASAN_CONFIGURE = $(COMPILERS) CFLAGS="$(ASAN_FLAGS)" CXXFLAGS="$(ASAN_FLAGS)" \
@@ -225,9 +227,16 @@ check-asan: tree
 	    $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 install >$(ASAN_BUILD)/install.log 2>&1 || \
 	    { echo "make: the sanitizer build failed (build-asan/make.log)" >&2; exit 1; }
 	@ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory toolkit PREFIX=$(ASAN_PREFIX)
-	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@list=$(ASAN_TESTLIST); \
+	if [ "$$list" = short ]; then \
+	    list=$(ASAN_BUILD)/testlist.short; \
+	    awk '/^#/ || NF == 0 { next } { key = $$1; for (i = 4; i <= NF; i++) \
+	        if ($$i ~ /^(FTMPI_|MPIR_CVAR_ENABLE_FT=)/) key = key " " $$i; \
+	        if (!(key in seen)) { seen[key] = 1; print } }' test/ftmpi/testlist >$$list; \
+	fi; \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    FTMPI_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE) MPI_PREFIX=$(ASAN_PREFIX) FTMPI_TEST_BIN=$(ASAN_BUILD)/test-bin \
-	    test/ftmpi/run-ftmpi-tests.sh --testlist $(ASAN_TESTLIST)
+	    test/ftmpi/run-ftmpi-tests.sh --testlist $$list
 
 clean:
 	@[ ! -f $(TREE)/Makefile ] || $(MAKE) -C $(TREE) clean >/dev/null
