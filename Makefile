@@ -115,20 +115,20 @@ install: build
 toolkit: $(PREFIX)/lib/libftmpi_ckpt.so $(PREFIX)/include/ftmpi_ckpt.h $(PREFIX)/bin/ftmpi-timeline \
          $(PREFIX)/include/mpi_ext.mod
 
-$(PREFIX)/lib/libftmpi_ckpt.so: src/ckpt/ftmpi_ckpt.c src/ckpt/ftmpi_ckpt.h $(PREFIX)/bin/mpicc
+$(PREFIX)/lib/libftmpi_ckpt.so: toolkit/ckpt/ftmpi_ckpt.c toolkit/ckpt/ftmpi_ckpt.h $(PREFIX)/bin/mpicc
 	@$(PREFIX)/bin/mpicc -O2 -g -Wall -fPIC -shared -Wl,-soname,libftmpi_ckpt.so \
-	    -o $@ src/ckpt/ftmpi_ckpt.c || { echo "make: libftmpi_ckpt failed to build" >&2; exit 1; }
+	    -o $@ toolkit/ckpt/ftmpi_ckpt.c || { echo "make: libftmpi_ckpt failed to build" >&2; exit 1; }
 
-$(PREFIX)/include/ftmpi_ckpt.h: src/ckpt/ftmpi_ckpt.h
+$(PREFIX)/include/ftmpi_ckpt.h: toolkit/ckpt/ftmpi_ckpt.h
 	@install -m 644 $< $@
 
 # Open MPI's Fortran module of extensions (ULFM), beside mpi.mod
-$(PREFIX)/include/mpi_ext.mod: src/ulfm/mpi_ext.f90 $(PREFIX)/bin/mpifort
-	@tmp=$$(mktemp -d) && (cd $$tmp && $(PREFIX)/bin/mpifort -c $(TOP)/src/ulfm/mpi_ext.f90) && \
+$(PREFIX)/include/mpi_ext.mod: src/ftmpi/ulfm/mpi_ext.f90 $(PREFIX)/bin/mpifort
+	@tmp=$$(mktemp -d) && (cd $$tmp && $(PREFIX)/bin/mpifort -c $(TOP)/src/ftmpi/ulfm/mpi_ext.f90) && \
 	    install -m 644 $$tmp/mpi_ext.mod $@ && rm -rf $$tmp || \
 	    { echo "make: the Fortran module mpi_ext failed to build" >&2; exit 1; }
 
-$(PREFIX)/bin/ftmpi-timeline: src/tools/ftmpi-timeline
+$(PREFIX)/bin/ftmpi-timeline: toolkit/timeline/ftmpi-timeline
 	@install -m 755 $< $@
 
 check: install

@@ -25,11 +25,8 @@ known_sums="b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 die() { echo "autogen.sh: $*" >&2; exit 1; }
 note() { echo "autogen.sh: $*" >&2; }
 
-# Where our sources live inside the MPICH tree.
-overlay_map="src/mpid/ftdev:src/mpid/ch4/netmod/ftdev
-src/recovery:src/ftmpi/recovery
-src/coll_atomic:src/ftmpi/coll_atomic
-src/ulfm:src/ftmpi/ulfm"
+# Our sources sit at the paths they take in the MPICH tree.
+overlay_map="src:src"
 
 check_tools() {
     local t missing=
@@ -129,7 +126,10 @@ tree_stamp() {
     {
         echo "$1"
         cat "$top/mpich-patches/series"
-        while read -r p; do [ -n "$p" ] && cat "$top/mpich-patches/$p"; done <"$top/mpich-patches/series"
+        local p
+        while read -r p; do
+            case "$p" in ''|'#'*) ;; *) cat "$top/mpich-patches/$p" ;; esac
+        done <"$top/mpich-patches/series"
         local m
         for m in $overlay_map; do
             (cd "$top/${m%%:*}" && find . -type f | LC_ALL=C sort &&

@@ -144,7 +144,7 @@ int MPID_FT_test_point(const char *point, unsigned long number);
  * dropped; between two processes they arrive in order. */
 typedef enum {
     MPID_FT_CHANNEL_RECOVERY = 0,       /* FT-MPI recovery agreement (src/ftmpi/recovery) */
-    MPID_FT_CHANNEL_COMMIT,     /* ATOMIC collectives' commit (src/ftmpi/coll_atomic) */
+    MPID_FT_CHANNEL_COMMIT,     /* ATOMIC collectives' commit (src/ftmpi/coll) */
     MPID_FT_CHANNEL_ULFM_AGREE, /* ULFM agreement (src/ftmpi/ulfm) */
     MPID_FT_NUM_CHANNELS
 } MPID_FT_channel_t;
@@ -241,7 +241,7 @@ struct MPIR_Comm *MPID_FT_next_user_comm(struct MPIR_Comm *skip1, struct MPIR_Co
 /* Destroys every window (their handles then give MPI_ERR_WIN). */
 void MPID_FT_destroy_windows(void);
 
-/* ---- collectives under failure (src/ftmpi/coll_atomic) ------------------------- */
+/* ---- collectives under failure (src/ftmpi/coll) ------------------------- */
 
 /* The process id of rank `rank` of comm's local group, -1 when it is not
  * a process of this job's world. */

@@ -20,6 +20,8 @@ AC_DEFUN([PAC_SUBCFG_PREREQ_]PAC_SUBCFG_AUTO_SUFFIX,[
         done
     ])
     AM_CONDITIONAL([BUILD_CH4_NETMOD_FTDEV],[test "X$build_ch4_netmod_ftdev" = "Xyes"])
+    dnl the FT-MPI layers of src/ftmpi ride on this netmod
+    AM_CONDITIONAL([BUILD_FTMPI],[test "X$build_ch4_netmod_ftdev" = "Xyes"])
 ])dnl
 
 AC_DEFUN([PAC_SUBCFG_BODY_]PAC_SUBCFG_AUTO_SUFFIX,[

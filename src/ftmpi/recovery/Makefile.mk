@@ -1,6 +1,6 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ##
-## FT-MPICH: the FT-MPI recovery layer (included from ftdev's Makefile.mk)
+## The FT-MPI recovery layer (included from src/ftmpi/Makefile.mk)
 ##
 
 mpi_core_sources += src/ftmpi/recovery/ftmpi_modes.c \

@@ -3,7 +3,7 @@
  *
  * FT-MPICH: ch4 netmod "ftdev".
  *
- * What the collective layer (src/ftmpi/coll_atomic) needs from the
+ * What the collective layer (src/ftmpi/coll) needs from the
  * transport (mpid_ft.h): the epoch, process ids and blanks, its state in
  * each communicator.
  */

@@ -1,13 +1,10 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ##
-## FT-MPICH: ch4 netmod "ftdev", with the FT-MPI recovery layer and the
-## fault-tolerant collectives it serves (built only with ch4:ftdev).
+## The ch4 netmod "ftdev": UCX transport, failure detection and the
+## fault-tolerance services of mpid_ft.h.
 ##
 
 if BUILD_CH4_NETMOD_FTDEV
-
-AM_CPPFLAGS += -I$(top_srcdir)/src/ftmpi/recovery -I$(top_srcdir)/src/ftmpi/coll_atomic \
-               -I$(top_srcdir)/src/ftmpi/ulfm -I$(top_srcdir)/src/mpid/ch4/netmod/ftdev
 
 mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/globals.c \
@@ -44,9 +41,5 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_test_point.c
 
 errnames_txt_files += src/mpid/ch4/netmod/ftdev/errnames.txt
-
-include $(top_srcdir)/src/ftmpi/recovery/Makefile.mk
-include $(top_srcdir)/src/ftmpi/coll_atomic/Makefile.mk
-include $(top_srcdir)/src/ftmpi/ulfm/Makefile.mk
 
 endif

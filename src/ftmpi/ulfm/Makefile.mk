@@ -1,7 +1,7 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ##
-## FT-MPICH: ULFM on the device's fault-tolerance services (included from
-## ftdev's Makefile.mk)
+## ULFM on the device's fault-tolerance services (included from
+## src/ftmpi/Makefile.mk)
 ##
 
 mpi_core_sources += src/ftmpi/ulfm/ulfm_agree.c \

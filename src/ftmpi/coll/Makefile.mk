@@ -1,0 +1,9 @@
+# Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+##
+## Collectives under failure (included from src/ftmpi/Makefile.mk)
+##
+
+mpi_core_sources += src/ftmpi/coll/ftmpi_coll_run.c \
+                    src/ftmpi/coll/ftmpi_coll_blank.c \
+                    src/ftmpi/coll/ftmpi_coll.c \
+                    src/ftmpi/coll/ftmpi_commit.c
