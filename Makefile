@@ -115,9 +115,11 @@ install: build
 toolkit: $(PREFIX)/lib/libftmpi_ckpt.so $(PREFIX)/include/ftmpi_ckpt.h $(PREFIX)/bin/ftmpi-timeline \
          $(PREFIX)/include/mpi_ext.mod
 
-$(PREFIX)/lib/libftmpi_ckpt.so: toolkit/ckpt/ftmpi_ckpt.c toolkit/ckpt/ftmpi_ckpt.h $(PREFIX)/bin/mpicc
+$(PREFIX)/lib/libftmpi_ckpt.so: toolkit/ckpt/ftmpi_ckpt.c toolkit/ckpt/ftmpi_ckpt_pack.c \
+         toolkit/ckpt/ftmpi_ckpt_transfer.c toolkit/ckpt/ftmpi_ckpt_trace.c \
+         toolkit/ckpt/ftmpi_ckpt.h toolkit/ckpt/ftmpi_ckpt_impl.h $(PREFIX)/bin/mpicc
 	@$(PREFIX)/bin/mpicc -O2 -g -Wall -fPIC -shared -Wl,-soname,libftmpi_ckpt.so \
-	    -o $@ toolkit/ckpt/ftmpi_ckpt.c || { echo "make: libftmpi_ckpt failed to build" >&2; exit 1; }
+	    -o $@ $(filter %.c,$^) || { echo "make: libftmpi_ckpt failed to build" >&2; exit 1; }
 
 $(PREFIX)/include/ftmpi_ckpt.h: toolkit/ckpt/ftmpi_ckpt.h
 	@install -m 644 $< $@
