@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Active messages for MPICH's generic layer (MPIDIG: RMA, partitioned
  * communication). Each message is [ftdev header | MPIDIG header | data],
  * sent with UCX's eager protocol; MPIDIG does its own rendezvous above
@@ -13,6 +11,7 @@
 #define FTDEV_AM_H_INCLUDED
 
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
 
 /* Header of an outgoing active message, built in memory that lives until
  * UCX has sent it. With contiguous data the data goes out in place through

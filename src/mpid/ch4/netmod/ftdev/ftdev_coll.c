@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * What the collective layer (src/ftmpi/coll) needs from the
  * transport (mpid_ft.h): the epoch, process ids and blanks, its state in
  * each communicator.
@@ -10,6 +8,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_coll.h"
 
 uint32_t MPID_FT_epoch(void)
 {

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Collectives under failure: MPICH's collective dispatchers hand a
  * collective to src/ftmpi/coll when MPID_COLL_DIVERT says so
  * (mpich-patches/coll-device-divert.patch). That happens only in ATOMIC

@@ -1,14 +1,13 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Communicator hooks: the table that turns a sender's process id (carried
  * in the UCX tag) back into its rank in the communicator.
  */
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_ulfm.h"
 
 typedef struct {
     int pid;

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The control channel: ftdev's own messages between processes (failure
  * notices, finalizing, REBUILD, the layers' channels, revocations, the
  * receive check), each type handed to the owner that registered it.
@@ -10,8 +8,10 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_control.h"
 #include "ftdev_counters.h"
 #include "ftdev_key.h"
+#include "ftdev_test_point.h"
 
 #define NUM_TYPES MPIDI_FTDEV_CTRL_NUM_TYPES
 
@@ -182,16 +182,6 @@ static ucs_status_t bad_message(int from, const char *what)
     return UCS_OK;
 }
 
-static int test_deaf;
-
-void MPIDI_FTDEV_ctrl_test_deaf_after(int dead)
-{
-    if (MPIR_Process.node_map &&
-        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid] &&
-        MPID_FT_test_point("deaf", 1))
-        test_deaf = 1;
-}
-
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param)
@@ -201,7 +191,7 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     uint32_t hops;
     const char *wrong;
 
-    if (unlikely(test_deaf))
+    if (MPIDI_FTDEV_TEST_DEAF())
         return UCS_OK;
     wrong = MPIDI_FTDEV_ctrl_open(header, header_length, data, length, MPIDI_FTDEV_keys.control,
                                   &msg, &hops);

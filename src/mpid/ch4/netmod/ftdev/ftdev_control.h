@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The control channel (ftdev_control.c): ftdev's own messages between
  * processes (MPIDI_FTDEV_CTRL_*, active-message id MPIDI_FTDEV_AM_CONTROL).
  * Each message type has one owner, which registers what to do when one
@@ -52,10 +50,5 @@ void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int 
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
                                       void *data, size_t length,
                                       const ucp_am_recv_param_t * param);
-
-/* The test point "deaf" (mpid_ft.h): the process drops every control
- * message once it learned of the death of process `dead` on its node (see
- * test/ftmpi/ft_deaf.c and ftdev_echo.c). */
-void MPIDI_FTDEV_ctrl_test_deaf_after(int dead);
 
 #endif /* FTDEV_CONTROL_H_INCLUDED */

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Protocol counters: what each fault-tolerance protocol costs in messages,
  * bytes and rounds. The counts are exact at any process count, so how a
  * protocol grows can be checked on a machine far smaller than the job.

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Protocol counters (ftdev_counters.c): per fault-tolerance protocol, the
  * messages and bytes this process sent and received, and its rounds: the
  * length of the longest chain of that protocol's messages that ended here

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Non-contiguous datatypes travel as UCX generic datatypes: UCX asks for
  * packed fragments as it sends and hands fragments back as they arrive, so
  * no whole-message staging buffer is needed.

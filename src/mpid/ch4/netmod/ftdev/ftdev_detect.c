@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * What progress asks of every detector once something happened: broken
  * connections, deferred endpoint closes, the echo check, the heartbeat
  * thread's findings, the launcher's failure signal, a failure awaiting
@@ -13,6 +11,10 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_upcalls.h"
+#include "ftdev_failure.h"
+#include "ftdev_detect.h"
+#include "ftdev_rma.h"
 #include "ftdev_heartbeat.h"
 
 /* Sets *settled when nothing is left to check. */

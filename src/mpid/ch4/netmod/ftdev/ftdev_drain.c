@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Receiving into nothing: messages that no receive will ever take (of a
  * dead process, an old epoch, a freed or revoked communicator) are taken
  * out of UCX's unexpected queue and dropped, so that a rendezvous sender

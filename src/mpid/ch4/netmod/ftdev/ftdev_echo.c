@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The receive check: does a process still receive after a death on its
  * node?
  * UCX's shared-memory transport hands a message over through a queue the
@@ -22,6 +20,9 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_control.h"
+#include "ftdev_failure.h"
+#include "ftdev_detect.h"
 #include "ftdev_heartbeat.h"
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Endpoints and addresses: every UCX endpoint to a peer is made here, with
  * the error handler that reports the peer's failure, and every peer's
  * worker address is kept here (a REBUILD coordinator hands them on).
@@ -10,6 +8,8 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
+#include "ftdev_rebuild.h"
 
 /* REBUILD's endpoints to replacements not yet installed (ftdev_rebuild.c) */
 static MPIDI_FTDEV_ep_error_filter_t ep_error_filter;

@@ -1,19 +1,18 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
- * The transport's part in a recovery: carrying the agreement, and moving
- * to a new epoch. RESET message mode matches the epoch (8 bits of the UCX
- * tag; all 32 in active-message headers), so nothing sent before a
- * recovery is received after it; what is left of older epochs in UCX's
- * unexpected queue is received into nothing and dropped, as is anything
- * from the dead in either mode.
+ * Epochs and stale traffic: the transport's part in a recovery, moving to
+ * a new epoch, and what it keeps dropping after one. RESET message mode
+ * matches the epoch (8 bits of the UCX tag; all 32 in active-message
+ * headers), so nothing sent before a recovery is received after it; what
+ * is left of older epochs in UCX's unexpected queue is received into
+ * nothing and dropped, as is anything from the dead in either mode.
  */
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
-#include "ftdev_request.h"
+#include "ftdev_failure.h"
+#include "ftdev_ulfm.h"
 
 int MPID_FT_world_rank_of_pid(int pid)
 {

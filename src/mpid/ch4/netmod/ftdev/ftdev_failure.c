@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Process failures as the transport sees them. Three sources report a
  * dead process: a UCX endpoint error (the connection broke, or keepalive
  * found the peer gone), the launcher (Hydra signals SIGUSR1 and lists the
@@ -15,7 +13,11 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
-#include "ftdev_request.h"
+#include "ftdev_upcalls.h"
+#include "ftdev_control.h"
+#include "ftdev_failure.h"
+#include "ftdev_rma.h"
+#include "ftdev_test_point.h"
 #include <signal.h>
 
 /* SIGUSR1 from the launcher can come before MPI_Init installs ch4's
@@ -347,7 +349,7 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
     close_ep(pid);
     if (foreign)
         return;
-    MPIDI_FTDEV_ctrl_test_deaf_after(pid);
+    MPIDI_FTDEV_test_deaf_after(pid);
     for (int i = 0; i < num_failure_observers; i++)
         failure_observers[i] (pid);
 }

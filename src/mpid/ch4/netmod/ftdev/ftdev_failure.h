@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Failures: entry points of ftdev_failure.c and the checks every
  * communication call makes. Until some process has failed a check costs
  * one load and a not-taken branch.
@@ -10,6 +8,8 @@
 
 #ifndef FTDEV_FAILURE_H_INCLUDED
 #define FTDEV_FAILURE_H_INCLUDED
+
+#include "ftdev_upcalls.h"
 
 /* The entry point every failure source calls: process `pid` failed, as
  * learned `how` (for messages). Layers above reach it through
@@ -43,22 +43,6 @@ void MPIDI_FTDEV_take_what_arrived(void);
 /* Drops `pid` from the log of failures (a replacement took it over). */
 void MPIDI_FTDEV_forget_failure(int pid);
 
-/* Every change of a process's state goes through here (fault_generation). */
-MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_set_peer_state(int pid, int state)
-{
-    MPIDI_FTDEV_global.peer_state[pid] = state;
-    MPIDI_FTDEV_global.fault_generation++;
-}
-
-/* Whether process `pid` failed and still counts as a member that is
- * missing: a BLANK world's hole takes no part, so it counts as neither
- * alive nor failed here. */
-MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_peer_is_failed(int pid)
-{
-    int state = MPIDI_FTDEV_global.peer_state[pid];
-    return state != MPIDI_FTDEV_PEER_ALIVE && state != MPIDI_FTDEV_PEER_BLANK;
-}
-
 /* News that completes no request (a failure, a revocation) must still end
  * a wait that checks for it between progress calls (MPICH's wildcard
  * rule): counted as progress. ftdev runs one VCI. */
@@ -68,52 +52,11 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_wake_waits(void)
     MPL_atomic_relaxed_store_int(&MPIDI_VCI(0).progress_count, count + 1);
 }
 
-/* Heartbeat (ftdev_heartbeat.c): whether it runs in this job; this
- * process's socket (its contact, or port 0 when off); the thread, from
- * MPI_Init's end to MPI_Finalize's; the failures it noticed, handled by
- * progress; a process id taken over by a replacement. */
-int MPIDI_FTDEV_heartbeat_enabled(void);
-int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact);
-int MPIDI_FTDEV_heartbeat_start(void);
-void MPIDI_FTDEV_heartbeat_stop(void);
-void MPIDI_FTDEV_heartbeat_failures(void);
-void MPIDI_FTDEV_heartbeat_revive(int pid);
-/* Deaths on this node (ftdev_node_watch.c: pidfds the thread holds): the
- * main thread's look at them, every MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS
- * progress calls that found nothing (a system call, so not on every one),
- * or every MPIDI_FTDEV_WATCH_CHECK_YIELDS once it yields its core on each; and
- * whether a pidfd of every live process but this one is held (so that any
- * of their deaths will be seen). */
-#define MPIDI_FTDEV_WATCH_CHECK_IDLE_POLLS 1024
-#define MPIDI_FTDEV_WATCH_CHECK_YIELDS 16
-void MPIDI_FTDEV_heartbeat_watch_check(void);
-int MPIDI_FTDEV_heartbeat_watches_every_peer(void);
-
-/* The check that this process still receives after a death on its node
- * (ftdev_echo.c): started by the failure of process `dead`;
- * progress's part (each call counts as one that polled UCX); and whether
- * a check is under way. */
-void MPIDI_FTDEV_echo_start(int dead);
-void MPIDI_FTDEV_echo_progress(void);
-int MPIDI_FTDEV_echo_under_way(void);
-
-/* UCX's error lines about peers that just died (ftdev_ucx_log.c): held
- * back from MPI_Init in fault-tolerant jobs, and printed at MPI_Finalize
- * only if no failure explains them. */
-void MPIDI_FTDEV_ucx_log_hold_back(void);
-void MPIDI_FTDEV_ucx_log_release(void);
-
-/* (ftdev_detect.c) After a failure, waits that can no longer end well end with an error:
- * those of the application in CONT mode until the recovery (the requests
- * stay pending, see ftdev_failure.c), and an RMA synchronization that the
- * failure concerns (ftdev_rma.h). Called by progress while
- * MPIDI_FTDEV_global.progress_checks is set; clears it when nothing is
- * left to check. */
-int MPIDI_FTDEV_progress_checks(void);
-
 /* Recovery destroyed communicators: their pending receives end with an
  * error (CONT keeps the application's requests past a failure). */
 void MPIDI_FTDEV_fail_requests_of_destroyed_comms(void);
+/* Fails the tracked requests of comm with err (a revocation). */
+void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err);
 
 /* Whether a message with this context offset and tag is a collective's
  * that a failure of any member of its communicator cuts short, even

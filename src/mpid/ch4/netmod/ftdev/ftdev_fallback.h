@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Collectives run MPICH's own algorithms (MPIR_*_impl) over ftdev's
  * point-to-point; MPICH's generic layer supplies RMA (ftdev_rma.h) and
  * partitioned communication over ftdev's active messages.

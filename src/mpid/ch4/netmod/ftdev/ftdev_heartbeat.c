@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Heartbeat: a process that stops without dying (SIGSTOP, a frozen node)
  * closes no connection and UCX never reports it; everyone waiting for it
  * would wait forever. Each process runs a thread that sends a datagram to
@@ -41,6 +39,8 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
+#include "ftdev_detect.h"
 #include "ftdev_counters.h"
 #include "ftdev_heartbeat.h"
 #include "ftdev_key.h"

@@ -1,14 +1,12 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
- * What the heartbeat thread (ftdev_heartbeat.c), the receive check
- * (ftdev_echo.c) and the node watch (ftdev_node_watch.c) share: the
- * thread's state, its datagrams and table of suspects (ftdev_suspicion.c,
- * below the three), and what a node sees of its processes. Included by
- * those files only; the rest of ftdev reaches them through
- * ftdev_failure.h.
+ * Inside the failure detectors: what the heartbeat thread
+ * (ftdev_heartbeat.c), the receive check (ftdev_echo.c) and the node
+ * watch (ftdev_node_watch.c) share: the thread's state, its datagrams and
+ * table of suspects (ftdev_suspicion.c, below the three), and what a node
+ * sees of its processes. Included by those files only; the rest of ftdev
+ * reaches them through ftdev_detect.h.
  */
 
 #ifndef FTDEV_HEARTBEAT_H_INCLUDED

@@ -1,10 +1,9 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Helpers shared by the netmod's inline paths: tag construction, request
- * tracking per peer, process id <-> rank translation.
+ * tracking per peer, process id <-> rank translation. Every file of the
+ * netmod includes this first, then the private headers it uses.
  */
 
 #ifndef FTDEV_IMPL_H_INCLUDED
@@ -14,13 +13,6 @@
 #include "ftdev_types.h"
 #include "mpidch4r.h"
 #include "ch4_impl.h"
-#include "ftdev_upcalls.h"
-#include "ftdev_control.h"
-#include "ftdev_failure.h"
-#include "ftdev_coll.h"
-#include "ftdev_rebuild.h"
-#include "ftdev_launcher.h"
-#include "ftdev_ulfm.h"
 
 #define MPIDI_FTDEV_REQ(req)   ((req)->dev.ch4.netmod.ftdev)
 #define MPIDI_FTDEV_AV(av)     ((av)->netmod.ftdev)
@@ -254,10 +246,6 @@ int MPIDI_FTDEV_drain_stale_traffic(int now);
 
 ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header_length,
                                     void *data, size_t length, const ucp_am_recv_param_t * param);
-
-/* Reads FTMPI_TEST_POINT (ftdev_test_point.c): an error when it is
- * malformed, or set in a build without test points. */
-int MPIDI_FTDEV_test_points_init(void);
 
 /* A spawned world's base and tag layout, from its parent's port
  * (ftdev_spawn.c) */

@@ -1,22 +1,26 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Start-up and shut-down: UCX context and worker, worker-address exchange
  * through PMI business cards, one endpoint per process.
  */
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_upcalls.h"
+#include "ftdev_control.h"
+#include "ftdev_detect.h"
+#include "ftdev_ucx_log.h"
+#include "ftdev_ulfm.h"
+#include "ftdev_rebuild.h"
 #include "ftdev_key.h"
+#include "ftdev_test_point.h"
 #include "ftdev_spawn.h"
 #include "ftdev_counters.h"
 #include "mpidu_bc.h"
 #include "mpidu_init_shm.h"
 #include <sched.h>
 #include <sys/shm.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -306,11 +310,10 @@ int MPIDI_FTDEV_init_world(void)
 
     MPIR_ERR_CHKANDJUMP(MPIR_CVAR_CH4_ROOTS_ONLY_PMI, mpi_errno, MPI_ERR_OTHER,
                         "**ftdev_rootsonly");
-    mpi_errno = MPIDI_FTDEV_test_points_init();
+    mpi_errno = MPIDI_FTDEV_fault_injection_init();
     MPIR_ERR_CHECK(mpi_errno);
     /* past the launcher's first barrier, before the node's shared-memory ones */
-    if (MPID_FT_test_point("init", 1))
-        raise(SIGKILL);
+    MPID_FT_test_death("init", 1, 0);
 
     ucp_worker_params_t worker_params = {
         .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,

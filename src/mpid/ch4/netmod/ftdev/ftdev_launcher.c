@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * What REBUILD asks of the launcher (Hydra, through PMI-1): its name
  * service, where the coordinator of a rebuild publishes its worker
  * address for the replacements, hex-encoded in chunks a port name holds;
@@ -13,6 +11,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_launcher.h"
 #include "ftdev_key.h"
 #include <sodium.h>
 #include <fcntl.h>

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * What this node sees of its processes. The heartbeat thread asks it
  * before it declares a silent process failed (/proc: ended, stopped by a
  * signal, held by a debugger, running), and watches them end.
@@ -26,6 +24,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_detect.h"
 #include "ftdev_heartbeat.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Types that ch4 embeds in its own objects (requests, communicators,
  * datatypes, address entries). Pulled in through netmodpre.h before most of
  * MPICH is declared, so only plain types live here.

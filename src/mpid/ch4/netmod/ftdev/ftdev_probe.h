@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Probes over UCX's unexpected-message queue.
  */
 
@@ -10,6 +8,7 @@
 #define FTDEV_PROBE_H_INCLUDED
 
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
 
 MPL_STATIC_INLINE_PREFIX ucp_tag_message_h MPIDI_FTDEV_probe(int source, int tag,
                                                              MPIR_Comm * comm,

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Progress: drive the UCX worker (completion callbacks, active messages,
  * keepalive and endpoint error callbacks all run from here).
  */
@@ -12,6 +10,7 @@
 
 #include <sched.h>
 #include "ftdev_impl.h"
+#include "ftdev_detect.h"
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_progress(int vci, int blocking)
 {

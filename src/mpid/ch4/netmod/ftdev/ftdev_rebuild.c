@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * REBUILD: failed processes are replaced by new ones, which take over
  * their ranks. After the survivors agree on the dead (ftmpi_agree.c), the
  * process that decided coordinates:
@@ -43,15 +41,21 @@
  * the spawn, is a pathological failure: the job ends with a message that
  * says so.
  *
- * This file: the messages, the survivors' and the coordinator's side. The
- * replacement's side is ftdev_rejoin.c, what the launcher does for it
- * ftdev_launcher.c.
+ * This file: the protocol's state and its messages as they arrive, the
+ * survivors' and the coordinator's side. The messages are made in
+ * ftdev_rebuild_msg.c, the replacement's side is ftdev_rejoin.c, what the
+ * launcher does for it ftdev_launcher.c.
  */
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_control.h"
+#include "ftdev_failure.h"
+#include "ftdev_detect.h"
+#include "ftdev_rebuild.h"
+#include "ftdev_launcher.h"
+#include "mpid_ft_tree.h"
 #include "ftdev_counters.h"
-#include <signal.h>
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -117,47 +121,7 @@ int MPIDI_FTDEV_rb_alloc_state(void)
     return MPI_SUCCESS;
 }
 
-/* ---- messages ---------------------------------------------------------------- */
-
-
-const MPIDI_FTDEV_rb_entry_t *MPIDI_FTDEV_rb_next_entry(const MPIDI_FTDEV_rb_entry_t * e)
-{
-    size_t size = MPIDI_FTDEV_rb_entry_size(e->address_len);
-    return (const MPIDI_FTDEV_rb_entry_t *) ((const char *) e + size);
-}
-
-MPIDI_FTDEV_rb_entry_t *MPIDI_FTDEV_rb_put_entry(MPIDI_FTDEV_rb_entry_t * e, int pid, int state,
-                                                 const void *address, size_t len,
-                                                 const MPIDI_FTDEV_hb_contact_t * heartbeat)
-{
-    e->pid = pid;
-    e->state = state;
-    e->address_len = (uint32_t) len;
-    e->node = MPIR_Process.node_map[pid];
-    e->heartbeat = *heartbeat;
-    if (len)
-        memcpy(e + 1, address, len);
-    return (MPIDI_FTDEV_rb_entry_t *) ((char *) e + MPIDI_FTDEV_rb_entry_size(len));
-}
-
-MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_new_msg(uint32_t kind, uint32_t epoch, size_t entries_len,
-                                             size_t *len)
-{
-    *len = sizeof(MPIDI_FTDEV_rb_msg_t) + entries_len;
-    MPIDI_FTDEV_rb_msg_t *m = MPL_calloc(1, *len, MPL_MEM_OTHER);
-    if (m) {
-        m->kind = kind;
-        m->epoch = epoch;
-        memcpy(m->modes, MPIDI_FTDEV_global.policy.modes, sizeof(m->modes));
-    }
-    return m;
-}
-
-int MPIDI_FTDEV_rb_send(int to, MPIDI_FTDEV_rb_msg_t * m, size_t len)
-{
-    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_REBUILD, MPIDI_FTDEV_global.my_pid, m, len,
-                                 NULL);
-}
+/* ---- messages (made in ftdev_rebuild_msg.c) ------------------------------------ */
 
 /* A REBUILD control message from process `from` (also from a replacement
  * not installed yet). */
@@ -286,19 +250,6 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
     goto fn_exit;
 }
 
-/* ---- test-only fault injection ------------------------------------------------- */
-
-/* The process named by the test point dies at that point of a rebuild:
- * "after-spawn" (as coordinator, once the launcher started the
- * replacements), "mid-announce" (as coordinator, once one survivor was
- * told the rebuild is done) or "before-ready" (as a survivor, before it
- * tells the coordinator). Tests use it to fail a rebuild half-way. */
-static void test_death_point(const char *point)
-{
-    if (MPID_FT_test_point(point, 1))
-        raise(SIGKILL);
-}
-
 /* ---- the survivors' side ------------------------------------------------------ */
 
 static void pathological(const char *what)
@@ -330,26 +281,33 @@ typedef struct {
 
 static int pid_at(const survivor_wait_t * w, int v)
 {
-    return (w->coordinator + v) % MPIDI_FTDEV_global.num_pids;
+    return MPID_FT_tree_member(v, w->coordinator, MPIDI_FTDEV_global.num_pids);
 }
 
-/* Its nearest ancestor that is a live survivor (the coordinator at last). */
+static int my_position(const survivor_wait_t * w)
+{
+    return MPID_FT_tree_position(MPIDI_FTDEV_global.my_pid, w->coordinator,
+                                 MPIDI_FTDEV_global.num_pids);
+}
+
+static int awaited_at(int v, void *arg)
+{
+    const survivor_wait_t *w = arg;
+    return awaited_survivor(w->dead, pid_at(w, v));
+}
+
+/* Its nearest ancestor that is a live survivor (the coordinator at last);
+ * only survivors, never the coordinator, wait in this tree. */
 static int ready_parent(const survivor_wait_t * w)
 {
-    int n = MPIDI_FTDEV_global.num_pids;
-    int v = (MPIDI_FTDEV_global.my_pid - w->coordinator + n) % n;
-    int a = v & (v - 1);
-    while (a != 0 && !awaited_survivor(w->dead, pid_at(w, a)))
-        a = a & (a - 1);
-    return pid_at(w, a);
+    return pid_at(w, MPID_FT_tree_parent(my_position(w), awaited_at, (void *) w));
 }
 
 /* READY came for every live survivor of its subtree. */
 static int subtree_ready(const survivor_wait_t * w)
 {
-    int n = MPIDI_FTDEV_global.num_pids;
-    int v = (MPIDI_FTDEV_global.my_pid - w->coordinator + n) % n;
-    int end = MPL_MIN(v + (v & -v), n);
+    int v = my_position(w);
+    int end = MPID_FT_tree_subtree_end(v, MPIDI_FTDEV_global.num_pids);
     for (int u = v + 1; u < end; u++) {
         int pid = pid_at(w, u);
         if (awaited_survivor(w->dead, pid) && rb.ready_epoch[pid] != w->epoch)
@@ -394,7 +352,7 @@ static int ready_step(void *arg)
     int parent = ready_parent(w);
     if (parent != w->sent_to) {
         if (w->sent_to < 0)
-            test_death_point("before-ready");
+            MPID_FT_test_death("before-ready", 1, 0);
         w->mpi_errno = send_ready(parent, w->epoch);
         if (w->mpi_errno != MPI_SUCCESS)
             return 1;
@@ -515,7 +473,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
         if (rb.ready_from[pid] == epoch && awaited_survivor(dead, pid)) {
             mpi_errno = MPIDI_FTDEV_rb_send(pid, rebuilt, sizeof(*rebuilt) + rebuilt_len);
             MPIR_ERR_CHECK(mpi_errno);
-            test_death_point("mid-announce");
+            MPID_FT_test_death("mid-announce", 1, 0);
         }
     }
     for (int pid = 0; pid < n; pid++) {
@@ -619,7 +577,7 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
             MPIR_Err_get_string(mpi_errno, what, sizeof(what), NULL);
             pathological(what);
         }
-        test_death_point("after-spawn");
+        MPID_FT_test_death("after-spawn", 1, 0);
     }
 
     answers_wait_t w = {.epoch = epoch,.dead = dead,.pids = pids,.k = k };

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * REBUILD: what start-up, failure handling and the recovery layer call,
  * and the protocol's messages, which the survivors' side
  * (ftdev_rebuild.c) and the replacement's side (ftdev_rejoin.c) share.
@@ -30,7 +28,8 @@ int MPIDI_FTDEV_keep_address_copy(void **slot, size_t * slot_len, const void *ad
 
 /* ---- the protocol's messages (MPIDI_FTDEV_CTRL_REBUILD) ------------------ */
 
-/* (the messages' layout and their check: ftdev_wire.h) */
+/* (the messages' layout and their check: ftdev_wire.h; the state and
+ * rb_received: ftdev_rebuild.c; the rest: ftdev_rebuild_msg.c) */
 
 /* The protocol's state, allocated at its first use (an out-of-memory
  * error when it cannot be). */

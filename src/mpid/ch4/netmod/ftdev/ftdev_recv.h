@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Point-to-point receives over UCX tag matching. The request holds a
  * reference to its communicator so that the sender's process id can be
  * translated to a rank when the message arrives.
@@ -12,6 +10,7 @@
 #define FTDEV_RECV_H_INCLUDED
 
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
 #include "ftdev_request.h"
 
 MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_recv_cmpl_cb(void *request, ucs_status_t status,

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * REBUILD, the replacement's side (the protocol: ftdev_rebuild.c). In
  * MPI_Init a replacement looks the coordinator's address up in the
  * launcher's name service, sends it HELLO with its own address, and waits
@@ -14,6 +12,10 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_upcalls.h"
+#include "ftdev_failure.h"
+#include "ftdev_rebuild.h"
+#include "ftdev_launcher.h"
 #include <errno.h>
 #include <signal.h>
 #include <unistd.h>

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * One-sided communication is MPICH's generic implementation (MPIDIG) over
  * ftdev's active messages. Its synchronizations wait in progress loops for
  * answers from other processes (a lock grant, completion counts, a post),

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Point-to-point sends over UCX tag matching (eager, rendezvous and
  * zero-copy are UCX's own protocols).
  */
@@ -11,6 +9,7 @@
 #define FTDEV_SEND_H_INCLUDED
 
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
 #include "ftdev_request.h"
 
 MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_send_cmpl_cb(void *request, ucs_status_t status,

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The device's fault-tolerance services to the layers above it
  * (mpid_ft.h): control channels with registered handlers, their waits,
  * who failed, and the per-communicator state ULFM keeps in the device.
@@ -10,6 +8,8 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_control.h"
+#include "ftdev_failure.h"
 #include "ftdev_counters.h"
 
 void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler,

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Dynamic processes: what ch4's MPI_Comm_spawn, connect and accept need
  * of a netmod. A process is named across worlds by its tag pid, the id its
  * messages carry: a world's processes hold consecutive tag pids from the
@@ -15,6 +13,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_rebuild.h"
 #include "ftdev_spawn.h"
 
 /* A process's upid: this header, then its worker address. */

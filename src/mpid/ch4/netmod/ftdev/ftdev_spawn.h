@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The addresses processes of other worlds reach a process by
  * (ftdev_spawn.c): the network transports' part of its worker address.
  * Endpoints between two worlds are made from these on both sides; UCX

@@ -1,9 +1,7 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
- * What the heartbeat thread (ftdev_heartbeat.c), the echo check
+ * Suspicion: what the heartbeat thread (ftdev_heartbeat.c), the echo check
  * (ftdev_echo.c) and the node watch (ftdev_node_watch.c) share, below all
  * three: the table of suspects that the thread fills and the main thread
  * takes from progress, and the datagrams to a peer's thread.
@@ -11,6 +9,8 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_failure.h"
+#include "ftdev_detect.h"
 #include "ftdev_counters.h"
 #include "ftdev_heartbeat.h"
 #include "ftdev_key.h"

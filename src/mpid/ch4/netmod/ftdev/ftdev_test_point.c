@@ -1,9 +1,8 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
- * Fault injection for the tests. A test names one point of one process in
+ * Fault injection for the tests: the points of FTMPI_TEST_POINT.
+ * A test names one point of one process in
  * FTMPI_TEST_POINT=PID:POINT[:N], and the code at that point asks
  * MPID_FT_test_point whether it is the one: the process started first as
  * process id PID (a replacement never is), passing POINT for the N-th time
@@ -16,6 +15,8 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include <signal.h>
+#include "ftdev_test_point.h"
 
 #define TEST_POINT_ENV "FTMPI_TEST_POINT"
 
@@ -62,9 +63,29 @@ int MPID_FT_test_point(const char *point, unsigned long number)
         number == wanted.nth && strcmp(point, wanted.point) == 0;
 }
 
+void MPID_FT_test_death(const char *point, unsigned long number, double linger)
+{
+    if (!MPID_FT_test_point(point, number))
+        return;
+    for (double until = MPI_Wtime() + linger; MPI_Wtime() < until;)
+        MPID_Progress_test(NULL);
+    fflush(stdout);
+    raise(SIGKILL);
+}
+
+int MPIDI_FTDEV_test_deaf;
+
+void MPIDI_FTDEV_test_deaf_after(int dead)
+{
+    if (MPIR_Process.node_map &&
+        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid] &&
+        MPID_FT_test_point("deaf", 1))
+        MPIDI_FTDEV_test_deaf = 1;
+}
+
 #endif /* HAVE_FT_TEST_POINTS */
 
-int MPIDI_FTDEV_test_points_init(void)
+int MPIDI_FTDEV_fault_injection_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
     const char *spec = getenv(TEST_POINT_ENV);

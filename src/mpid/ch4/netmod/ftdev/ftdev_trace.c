@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * Trace points of the fault-tolerance protocols: failures as they are
  * learned, agreement rounds, commit votes and decisions, rebuild messages,
  * epoch switches. Off by default; MPIR_CVAR_FTMPI_TRACE=1 prints one line

@@ -1,9 +1,8 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
- * Global state and the layout of the 64-bit UCX tag.
+ * Global state and the layout of the 64-bit UCX tag; a process's state
+ * (MPIDI_FTDEV_PEER_*) and how it is read and changed.
  */
 
 #ifndef FTDEV_TYPES_H_INCLUDED
@@ -158,5 +157,23 @@ enum {
 };
 
 extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;
+
+/* ---- a process's state (MPIDI_FTDEV_PEER_*) ------------------------------- */
+
+/* Every change of a process's state goes through here (fault_generation). */
+MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_set_peer_state(int pid, int state)
+{
+    MPIDI_FTDEV_global.peer_state[pid] = state;
+    MPIDI_FTDEV_global.fault_generation++;
+}
+
+/* Whether process `pid` failed and still counts as a member that is
+ * missing: a BLANK world's hole takes no part, so it counts as neither
+ * alive nor failed here. */
+MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_peer_is_failed(int pid)
+{
+    int state = MPIDI_FTDEV_global.peer_state[pid];
+    return state != MPIDI_FTDEV_PEER_ALIVE && state != MPIDI_FTDEV_PEER_BLANK;
+}
 
 #endif /* FTDEV_TYPES_H_INCLUDED */

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * UCX's error lines about peers that just died. A process that connects
  * to a peer, or unpacks a peer's memory key, right after that peer died
  * finds its shared-memory segments gone: UCX's shared-memory transports
@@ -15,6 +13,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_ucx_log.h"
 #include <ucs/debug/log_def.h>
 
 static struct {

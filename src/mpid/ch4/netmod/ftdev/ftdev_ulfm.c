@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * ULFM state of the device: which failures each communicator has
  * acknowledged, the wildcard-receive rule that follows from it, and the
  * revocation of communicators.
@@ -32,6 +30,9 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_control.h"
+#include "ftdev_failure.h"
+#include "ftdev_ulfm.h"
 
 /* ---- acknowledged failures -------------------------------------------------------- */
 

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * ULFM state of the device (ftdev_ulfm.c): acknowledged failures, the
  * wildcard-receive rule, revocation. What ch4 forwards here
  * (ch4-ulfm-device-functions.patch) is declared in mpid_ft.h.
@@ -28,8 +26,5 @@ int MPIDI_FTDEV_num_held_contexts(void);
 uint32_t MPIDI_FTDEV_held_context(int i);
 /* Gives every held context id back (MPI_Finalize). */
 void MPIDI_FTDEV_release_held_contexts(void);
-
-/* Fails the tracked requests of comm with err (ftdev_failure.c). */
-void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err);
 
 #endif /* FTDEV_ULFM_H_INCLUDED */

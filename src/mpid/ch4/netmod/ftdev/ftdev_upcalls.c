@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The policy and events the layers above hand the device before MPI_Init
  * starts it (mpid_ft.h). Without them the device behaves as in ABORT mode:
  * the first failure ends the job. Also how a job whose settings are
@@ -11,6 +9,7 @@
 
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
+#include "ftdev_upcalls.h"
 
 void MPID_FT_set_policy(const MPID_FT_policy_t * policy)
 {
@@ -18,9 +17,27 @@ void MPID_FT_set_policy(const MPID_FT_policy_t * policy)
     MPIDI_FTDEV_global.policy.refused[sizeof(policy->refused) - 1] = 0;
 }
 
-void MPID_FT_set_events(const MPID_FT_events_t * events)
+const MPID_FT_policy_t *MPID_FT_policy(void)
 {
-    MPIDI_FTDEV_global.events = *events;
+    return &MPIDI_FTDEV_global.policy;
+}
+
+#define TAKE_EVENT(name) \
+    do { \
+        if (events->name) \
+            MPIDI_FTDEV_global.events.name = events->name; \
+    } while (0)
+
+void MPID_FT_register_events(const MPID_FT_events_t * events)
+{
+    TAKE_EVENT(failed);
+    TAKE_EVENT(joined);
+    TAKE_EVENT(failure_pending);
+    TAKE_EVENT(failure_error);
+    TAKE_EVENT(modes_differ);
+    TAKE_EVENT(coll_diverts);
+    TAKE_EVENT(comm_freed);
+    TAKE_EVENT(context_released);
 }
 
 int MPIDI_FTDEV_failure_error(int pid)

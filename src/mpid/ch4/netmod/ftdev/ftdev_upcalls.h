@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * The device's side of what the layers above hand it (mpid_ft.h): the
  * policy and events are kept in MPIDI_FTDEV_global; these helpers stand in
  * for an event the layers above did not register.

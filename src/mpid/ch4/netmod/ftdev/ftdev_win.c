@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
- *
  * One-sided communication is MPICH's generic implementation (MPIDIG) over
  * ftdev's active messages (synchronizations: ftdev_rma.h). ftdev keeps a
  * registry of the windows, which a recovery destroys.

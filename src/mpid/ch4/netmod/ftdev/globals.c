@@ -1,7 +1,7 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ch4 netmod "ftdev".
+ * The netmod's global state, MPIDI_FTDEV_global (ftdev_types.h).
  */
 
 #include "mpidimpl.h"
