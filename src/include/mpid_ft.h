@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct MPIR_Comm;
 struct MPIR_Group;
@@ -70,10 +71,16 @@ typedef struct {
     void (*context_released) (uint32_t context_id);
 } MPID_FT_events_t;
 
-/* Both are copied; called once, after MPICH's control variables are read
- * and before MPID_Init. Without them the device runs as in ABORT mode. */
+/* Called after MPICH's control variables are read and before MPID_Init;
+ * both are copied. The recovery layer sets the policy; without it the
+ * device runs as in ABORT mode. Each layer registers the events it
+ * handles, leaving the others NULL: a NULL entry keeps what another layer
+ * registered. */
 void MPID_FT_set_policy(const MPID_FT_policy_t * policy);
-void MPID_FT_set_events(const MPID_FT_events_t * events);
+void MPID_FT_register_events(const MPID_FT_events_t * events);
+
+/* The policy the device runs by (all zero before MPID_FT_set_policy). */
+const MPID_FT_policy_t *MPID_FT_policy(void);
 
 /* ---- tracing ---------------------------------------------------------------- */
 
@@ -125,15 +132,70 @@ static inline void MPID_FT_set_add(uint8_t * set, int i)
  * its node: it drops every control message from then on), the ATOMIC
  * commit's "before-vote", "after-vote", "before-decision", "after-commit"
  * (the process dies; N counts its atomic collectives) and "part-fails"
- * (its part counts as failed), and REBUILD's "after-spawn",
- * "mid-announce" and "before-ready" (the process dies). Only in a build
+ * (its part counts as failed), and REBUILD's "after-spawn" (the
+ * coordinator, once the launcher started the replacements), "mid-announce"
+ * (the coordinator, once one survivor was told the rebuild is done) and
+ * "before-ready" (a survivor, before it tells the coordinator): the
+ * process dies, to fail a rebuild half-way. Only in a build
  * configured with --enable-ft-test-points (make check); elsewhere every
  * point is 0 and nothing of it is compiled. */
 #ifdef HAVE_FT_TEST_POINTS
 int MPID_FT_test_point(const char *point, unsigned long number);
+/* At that point, the process dies (SIGKILL) once `linger` seconds of
+ * progress let its last messages out. */
+void MPID_FT_test_death(const char *point, unsigned long number, double linger);
 #else
 #define MPID_FT_test_point(point, number) 0
+#define MPID_FT_test_death(point, number, linger) ((void) 0)
 #endif
+
+/* ---- the head of every protocol message --------------------------------- */
+
+/* Every message of a fault-tolerance protocol (the recovery agreement, the
+ * ATOMIC commit, ULFM's agreement, REBUILD) starts with this head, which
+ * the protocol's own struct extends. What authenticates the sender is the
+ * transport's: the control channel's MAC and the tag pid it carries. */
+typedef struct {
+    uint32_t kind;              /* 1 .. the protocol's number of kinds */
+    uint32_t seq;               /* the epoch or sequence number it belongs to */
+    int32_t sender;             /* the sender, as the protocol numbers its processes */
+} MPID_FT_msg_head_t;
+
+/* A protocol's kinds of message, for their checks and traces. */
+typedef struct {
+    const char *protocol;       /* "agree", "commit", ... */
+    const char *seq_name;       /* what seq counts: "epoch", "seq" */
+    const char *const *kind_names;      /* kind_names[k - 1] names kind k */
+    uint32_t num_kinds;
+} MPID_FT_msg_kinds_t;
+
+/* What every protocol message must be, before its own rules: at least
+ * min_len bytes, a known kind, a sender in [0, num_senders) that is `from`
+ * when from >= 0. NULL and the head in *head when it is; else what is
+ * wrong, for the receiver's report. The payload may be unaligned. */
+static inline const char *MPID_FT_msg_check_head(const MPID_FT_msg_kinds_t * kinds,
+                                                 const void *buf, size_t len, size_t min_len,
+                                                 int num_senders, int from,
+                                                 MPID_FT_msg_head_t * head)
+{
+    if (len < min_len || len < sizeof(*head))
+        return "too short";
+    memcpy(head, buf, sizeof(*head));
+    if (head->kind < 1 || head->kind > kinds->num_kinds)
+        return "of no kind";
+    if (head->sender < 0 || head->sender >= num_senders)
+        return "from no process that may send it";
+    if (from >= 0 && head->sender != from)
+        return "naming another sender";
+    return NULL;
+}
+
+/* The one trace of a protocol message received: "PROTOCOL: KIND SEQNAME
+ * SEQ from PEER", then the protocol's own fields. */
+#define MPID_FT_MSG_TRACE(kinds, head, peer, fmt, ...)                            \
+    MPID_FT_TRACE("%s: %s %s %u from %d" fmt, (kinds)->protocol,                  \
+                  (kinds)->kind_names[(head)->kind - 1], (kinds)->seq_name,       \
+                  (head)->seq, (peer), __VA_ARGS__)
 
 /* ---- control messages ---------------------------------------------------- */
 

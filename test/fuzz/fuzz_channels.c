@@ -42,14 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
         case MPID_FT_CHANNEL_RECOVERY:
             if (ftmpi_agree_msg_check(buf, len, from, n) == NULL) {
                 const struct ftmpi_agree_msg_view {
-                    uint32_t kind, epoch;
+                    MPID_FT_msg_head_t head;
                     int32_t decider;
                 } *m = (const void *) buf;
                 size_t nbytes = MPID_FT_SET_BYTES(n);
-                FUZZ_ASSERT(from >= 0 && from < n);
-                sum += touch(buf + 12, 2 * nbytes);
-                if (m->kind == 1)       /* JOIN: the epoch each process joined from */
-                    sum += touch(buf + 12 + 2 * nbytes, n * sizeof(uint32_t));
+                FUZZ_ASSERT(from >= 0 && from < n && m->head.sender == from);
+                sum += touch(buf + sizeof(*m), 2 * nbytes);
+                if (m->head.kind == 1)  /* JOIN: the epoch each process joined from */
+                    sum += touch(buf + sizeof(*m) + 2 * nbytes, n * sizeof(uint32_t));
                 else
                     FUZZ_ASSERT(m->decider >= 0 && m->decider < n);
             }
@@ -58,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
             if (ftmpi_commit_msg_check(buf, len, from, n, me) == NULL) {
                 commit_msg_t m;
                 memcpy(&m, buf, sizeof(m));
-                FUZZ_ASSERT(from >= 0 && from < n);
-                if (m.type == SWEEP || m.type == REPORT)
+                FUZZ_ASSERT(from >= 0 && from < n && m.head.sender == from);
+                if (m.head.kind == SWEEP || m.head.kind == REPORT)
                     FUZZ_ASSERT(m.round < (uint32_t) n);
                 sum += touch(buf + sizeof(m), len - sizeof(m));
             }
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
             if (ulfm_agree_msg_check(buf, len) == NULL) {
                 const ulfm_agree_msg_t *m = (const ulfm_agree_msg_t *) buf;
                 size_t bytes = MPID_FT_SET_BYTES(m->size);
-                FUZZ_ASSERT(m->rank >= 0 && (uint32_t) m->rank < m->size);
+                FUZZ_ASSERT(m->head.sender >= 0 && (uint32_t) m->head.sender < m->size);
                 FUZZ_ASSERT(m->origin >= 0 && (uint32_t) m->origin < m->size);
                 sum += touch(m->ranks, 3 * bytes + m->and_words * sizeof(uint32_t));
             }

@@ -51,19 +51,20 @@ put('rebuild', 'hello', bytes([n - 1, 2]) + rb(2, 1, [entry(2, 2, b'A' * 13, 1)]
 put('rebuild', 'welcome', bytes([n - 1, 0]) + rb(3, 1, [entry(p, 2 if p == 2 else 0, b'B' * (p + 5), p // 2) for p in range(n)]))
 put('rebuild', 'rebuilt', bytes([n - 1, 0]) + rb(4, 1, [entry(2, 2, b'C' * 21, 1), entry(4, 2, b'D' * 8, 2)]))
 
-# channels: channel, world size, sender, receiver, then the message
+# channels: channel, world size, sender, receiver, then the message, which
+# starts with the head of mpid_ft.h: {kind, seq, sender}
 def chan(c, n, frm, me, msg):
     return bytes([c, n - 1, frm, me]) + msg
 nb = (n + 7) // 8
-put('channels', 'recovery-join', chan(0, n, 1, 0, struct.pack('<IIi', 1, 1, -1) + bytes(2 * nb) + struct.pack('<' + 'I' * n, *([0xffffffff] * n))))
-put('channels', 'recovery-decide', chan(0, n, 0, 1, struct.pack('<IIi', 2, 2, 0) + bytes(2 * nb)))
-put('channels', 'commit-vote', chan(1, n, 1, 0, struct.pack('<IIIIIIi', 1, 5, 0, 1, 3, 0, 1)))
-put('channels', 'commit-sweep', chan(1, n, 1, 3, struct.pack('<IIIIIIi', 4, 5, 0, 1, 3, 1, 0) + struct.pack('<iii', 3, 4, 5)))
-put('channels', 'commit-state', chan(1, n, 2, 0, struct.pack('<IIIIIIi', 3, 5, 0, 1, 3, 0, 1) + bytes(24)))
+put('channels', 'recovery-join', chan(0, n, 1, 0, struct.pack('<IIii', 1, 1, 1, -1) + bytes(2 * nb) + struct.pack('<' + 'I' * n, *([0xffffffff] * n))))
+put('channels', 'recovery-decide', chan(0, n, 0, 1, struct.pack('<IIii', 2, 2, 0, 0) + bytes(2 * nb)))
+put('channels', 'commit-vote', chan(1, n, 1, 0, struct.pack('<IIiIIIIi', 1, 3, 1, 5, 0, 1, 0, 1)))
+put('channels', 'commit-sweep', chan(1, n, 1, 3, struct.pack('<IIiIIIIi', 4, 3, 1, 5, 0, 1, 1, 0) + struct.pack('<iii', 3, 4, 5)))
+put('channels', 'commit-state', chan(1, n, 2, 0, struct.pack('<IIiIIIIi', 3, 3, 2, 5, 0, 1, 0, 1) + bytes(24)))
 size = 6
-ulfm = struct.pack('<IIIIIiiiiiii', 1, 0x44, 2, size, 2, 1, 0, 1, 1, 0, 0, 0) + bytes(3 * ((size + 7) // 8)) + bytes(8)
+ulfm = struct.pack('<IIiIIIiiiiii', 1, 2, 1, 0x44, size, 2, 0, 1, 1, 0, 0, 0) + bytes(3 * ((size + 7) // 8)) + bytes(8)
 put('channels', 'ulfm-contrib', chan(2, n, 1, 0, ulfm))
-ulfm = struct.pack('<IIIIIiiiiiii', 2, 0x44, 2, size, 0, 0, 0, 1, 1, 0, 0, 1) + bytes(3 * ((size + 7) // 8))
+ulfm = struct.pack('<IIiIIIiiiiii', 2, 2, 0, 0x44, size, 0, 0, 1, 1, 0, 0, 1) + bytes(3 * ((size + 7) // 8))
 put('channels', 'ulfm-decide', chan(2, n, 0, 3, ulfm))
 
 # hydra: a PMI key (even first byte: its id's limit, doubled), or a

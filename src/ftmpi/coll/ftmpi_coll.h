@@ -1,17 +1,17 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: collectives under failure.
- *
- * MPICH's collective dispatchers hand a collective to this layer when
- * MPID_COLL_DIVERT(comm) says so (mpich-patches/coll-device-divert.patch):
- * over a communicator with blanks (BLANK mode), where the collective runs
- * MPICH's own algorithms on the communicator of the live ranks with
- * translated arguments (ftmpi_coll_blank.c), and in ATOMIC collective mode,
- * where it runs into a temporary buffer and a fault-tolerant commit decides
- * whether every survivor copies its result out (ftmpi_coll_atomic.c,
- * ftmpi_commit.c). A call is described once (MPIR_FTMPI_coll_t) and run in
- * any of its three forms (ftmpi_coll_run.c).
+ * What the files of the collectives under failure share: how a call is
+ * described, and each part's entry points. MPICH's collective dispatchers
+ * hand a collective to this layer when MPID_COLL_DIVERT(comm) says so
+ * (mpich-patches/coll-device-divert.patch): over a communicator with
+ * blanks (BLANK mode), where the collective runs MPICH's own algorithms on
+ * the communicator of the live ranks with translated arguments
+ * (ftmpi_coll_blank.c), and in ATOMIC collective mode, where it runs into
+ * a temporary buffer and a fault-tolerant commit decides whether every
+ * survivor copies its result out (ftmpi_coll_atomic.c, ftmpi_commit*.c). A
+ * call is described once (MPIR_FTMPI_coll_t) and run in any of its three
+ * forms (ftmpi_coll_run.c).
  */
 
 #ifndef FTMPI_COLL_H_INCLUDED
@@ -62,6 +62,10 @@ typedef struct {
  * while blanks exist or in ATOMIC mode). */
 int MPIR_FTMPI_coll_diverts(struct MPIR_Comm *comm);
 
+/* Registers the layer's events (coll_diverts, comm_freed) with the
+ * device; MPI_Init, before MPID_Init. */
+void MPIR_FTMPI_coll_hand_down(void);
+
 /* Runs a diverted collective. */
 int MPIR_FTMPI_coll(const MPIR_FTMPI_coll_t * c, const MPIR_FTMPI_form_t * form);
 
@@ -110,7 +114,7 @@ int MPIR_FTMPI_blank_translate(MPIR_FTMPI_coll_t * c, int *skip, void **scratch)
 /* The communicator is being freed. */
 void MPIR_FTMPI_coll_comm_free(struct MPIR_Comm *comm);
 
-/* ---- ATOMIC (ftmpi_coll_atomic.c, ftmpi_commit.c) ------------------------ */
+/* ---- ATOMIC (ftmpi_coll_atomic.c, ftmpi_commit*.c) ----------------------- */
 
 /* Runs c (blocking) into temporary buffers and copies the results out
  * only when every survivor's part succeeded. */
@@ -149,16 +153,19 @@ static inline void *MPIR_FTMPI_co_aligned(void *base, const void *like)
 }
 
 /* The commit of the seq-th atomic collective over comm, whose members
- * agreed on `instance` for it: `yes` is this process's part, `shared` NULL
- * or its shared output. Decides *commit = 1 (commit) or 0 (abort), the same
- * on every survivor: at once (MPIR_FTMPI_commit), or step by step (_start,
- * then _test until it sets *done; the vote is freed then, or at an error).
+ * agreed on `instance` for it and which is this process's `number`-th (N
+ * of its test points, mpid_ft.h): `yes` is this process's part, `shared`
+ * NULL or its shared output. Decides *commit = 1 (commit) or 0 (abort),
+ * the same on every survivor: at once (MPIR_FTMPI_commit), or step by
+ * step (_start, then _test until it sets *done; the vote is freed then, or
+ * at an error).
  * An error (out of memory) leaves the outcome unknown. */
 typedef struct MPIR_FTMPI_vote MPIR_FTMPI_vote_t;
-int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
-                      MPIR_FTMPI_shared_output_t * shared, int *commit);
-int MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, int yes,
-                            MPIR_FTMPI_shared_output_t * shared, MPIR_FTMPI_vote_t ** vote);
+int MPIR_FTMPI_commit(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq, unsigned number,
+                      int yes, MPIR_FTMPI_shared_output_t * shared, int *commit);
+int MPIR_FTMPI_commit_start(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq,
+                            unsigned number, int yes, MPIR_FTMPI_shared_output_t * shared,
+                            MPIR_FTMPI_vote_t ** vote);
 int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit);
 /* A blocking collective of this process will run the commit of the
  * seq-th atomic collective once its part is done (_expect), or will not
@@ -167,10 +174,6 @@ int MPIR_FTMPI_commit_test(MPIR_FTMPI_vote_t * v, int *done, int *commit);
  * decision instead of asking everyone. */
 void MPIR_FTMPI_commit_expect(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq);
 void MPIR_FTMPI_commit_unexpect(struct MPIR_Comm *comm, uint32_t instance, uint32_t seq);
-
-/* The test points of the commit protocol (mpid_ft.h): those of the atomic
- * collective it runs for. */
-void MPIR_FTMPI_atomic_test_death(const char *point);
 
 /* ---- the entry points MPICH's dispatchers call -------------------------- */
 

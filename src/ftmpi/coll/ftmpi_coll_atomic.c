@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: collectives under failure.
- *
  * ATOMIC collective mode (FT-MPI spec Appendix A section 5.2): every
  * survivor returns MPI_SUCCESS with its results, or every survivor returns
  * MPI_ERR_OTHER with no output buffer modified. The collective writes into
@@ -16,7 +14,6 @@
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 #include "ftmpi_coll.h"
-#include <signal.h>
 
 /* One part of this process's output: count elements of dt at byte offset
  * `offset` from the receive buffer. */
@@ -206,39 +203,27 @@ static int copy_pieces(const output_t * out, const char *from, char *to)
     return mpi_errno;
 }
 
-/* ---- test-only fault injection ------------------------------------------ */
+/* ---- test points ---------------------------------------------------------- */
 
 static unsigned atomic_calls;   /* started by this process */
-static unsigned atomic_current; /* the one the commit protocol runs for */
 
 /* The test points of an atomic collective (mpid_ft.h), N counting this
  * process's atomic collectives: the process dies at "before-vote" (its
  * part is done), "after-vote" (it sent its first round of votes; with a
  * shared output, which sends none, it is about to decide),
- * "before-decision" (it heard every vote) or "after-commit" (it copied its
- * results out), once what it sent just before is flushed, so that the
- * point is where it died. At "part-fails" nobody dies: the process's part
+ * "before-decision" (it heard every vote; these two are the commit's,
+ * ftmpi_commit.c) or "after-commit" (it copied its results out), once
+ * 20 ms of progress let out what it sent just before, so that the point
+ * is where it died. At "part-fails" nobody dies: the process's part
  * counts as failed though it succeeded, as when a failure broke only its
  * part, once the others had 50 ms to end theirs. */
+#ifdef HAVE_FT_TEST_POINTS
 static void progress_for(double seconds)
 {
     for (double until = MPI_Wtime() + seconds; MPI_Wtime() < until;)
         MPID_Progress_test(NULL);
 }
-
-static void test_death_at(const char *point, unsigned number)
-{
-    if (!MPID_FT_test_point(point, number))
-        return;
-    progress_for(0.02);
-    fflush(stdout);
-    raise(SIGKILL);
-}
-
-void MPIR_FTMPI_atomic_test_death(const char *point)
-{
-    test_death_at(point, atomic_current);
-}
+#endif
 
 /* ---- the atomic collective ------------------------------------------------ */
 
@@ -371,6 +356,7 @@ static int unpack_shared(atomic_op_t * op)
 static int part_done(atomic_op_t * op, int ok)
 {
     op->part_ok = ok;
+#ifdef HAVE_FT_TEST_POINTS
     if (MPID_FT_test_point("part-fails", op->number)) {
         /* the others finish their parts first: otherwise the query of the
          * termination protocol may seal one whose part is still running
@@ -379,7 +365,8 @@ static int part_done(atomic_op_t * op, int ok)
         progress_for(0.05);
         op->part_ok = 0;
     }
-    test_death_at("before-vote", op->number);
+#endif
+    MPID_FT_test_death("before-vote", op->number, 0.02);
     return op->is_shared && op->part_ok ? pack_shared(op) : MPI_SUCCESS;
 }
 
@@ -409,7 +396,7 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
     MPIR_ERR_CHECK(mpi_errno);
     op->instance = s->instance;
     op->seq = ++s->seq;
-    op->number = atomic_current = ++atomic_calls;
+    op->number = ++atomic_calls;
     mpi_errno = describe_output(&op->c, &op->out);
     MPIR_ERR_CHECK(mpi_errno);
     op->is_shared = output_is_shared(op, &op->shared.len);
@@ -466,7 +453,7 @@ static int conclude(atomic_op_t * op, int commit)
         MPL_free(op->out.pieces);
     op->out.pieces = NULL;
     if (commit)
-        test_death_at("after-commit", op->number);
+        MPID_FT_test_death("after-commit", op->number, 0.02);
     return mpi_errno;
 }
 
@@ -489,7 +476,7 @@ int MPIR_FTMPI_atomic(const MPIR_FTMPI_coll_t * call, MPIR_Errflag_t * errflag)
 
     int commit = 0;
     expected = 0;               /* the commit ends the expectation itself */
-    mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.part_ok,
+    mpi_errno = MPIR_FTMPI_commit(op.c.comm, op.instance, op.seq, op.number, op.part_ok,
                                   op.is_shared ? &op.shared : NULL, &commit);
     MPIR_ERR_CHECK(mpi_errno);
     if (commit)
@@ -517,7 +504,6 @@ static int atomic_poll(void *state, MPI_Status * status)
     if (op->greq == NULL || MPIR_Request_is_complete(op->greq))
         return MPI_SUCCESS;
     MPID_Progress_test(NULL);
-    atomic_current = op->number;
     if (op->vote == NULL) {
         if (op->inner) {
             if (!MPIR_Request_is_complete(op->inner))
@@ -530,8 +516,9 @@ static int atomic_poll(void *state, MPI_Status * status)
         mpi_errno = part_done(op, op->part_ok);
         if (mpi_errno != MPI_SUCCESS)
             goto failed;
-        mpi_errno = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq, op->part_ok,
-                                            op->is_shared ? &op->shared : NULL, &op->vote);
+        mpi_errno = MPIR_FTMPI_commit_start(op->c.comm, op->instance, op->seq, op->number,
+                                            op->part_ok, op->is_shared ? &op->shared : NULL,
+                                            &op->vote);
         if (mpi_errno != MPI_SUCCESS)
             goto failed;
     }

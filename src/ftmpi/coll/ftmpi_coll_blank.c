@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: collectives under failure.
- *
  * Collectives over a communicator with blanks (FT-MPI BLANK mode, spec
  * Appendix A section 4.1). A collective runs MPICH's own algorithms on the
  * communicator of the live ranks, with its arguments rewritten: a blank

@@ -1,10 +1,9 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: collectives under failure.
- *
  * The entry points MPICH's dispatchers divert to, and running a described
- * collective in any form through MPICH's own dispatchers.
+ * collective in any form through MPICH's own dispatchers; the layer's
+ * events, registered with the device before MPI_Init starts it.
  */
 
 #include "mpiimpl.h"
@@ -22,6 +21,16 @@ int MPIR_FTMPI_coll_diverts(MPIR_Comm * comm)
     if (MPIR_FTMPI_modes.coll == FTMPI_COLL_MODE_ATOMIC)
         return 1;
     return MPIR_FTMPI_live_view(comm)->nlive < comm->local_size;
+}
+
+void MPIR_FTMPI_coll_hand_down(void)
+{
+    MPID_FT_events_t events = {
+        .coll_diverts = MPIR_FTMPI_coll_diverts,
+        .comm_freed = MPIR_FTMPI_coll_comm_free,
+    };
+
+    MPID_FT_register_events(&events);
 }
 
 /* ---- entry points ----------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * The ATOMIC collectives' commit messages (ftmpi_commit.c) as they
+ * The ATOMIC collectives' commit messages (ftmpi_commit*.c) as they
  * travel, and their check on receipt: pure, so that the fuzz target
  * test/fuzz/fuzz_channels.c calls it as the commit does.
  */
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "mpid_ft.h"
 
 enum { UNDECIDED = 0, COMMIT, ABORT };
 enum { VOTE = 1, QUERY, STATE, SWEEP, REPORT };
@@ -24,17 +25,25 @@ enum { VOTE = 1, QUERY, STATE, SWEEP, REPORT };
  * receiver's subtree, itself first; REPORT (round = the root) answers it,
  * value = the decision or UNDECIDED for the whole subtree. A COMMIT of a
  * shared output in STATE or REPORT carries the output. */
+static const char *const ftmpi_commit_kind_names[] = {
+    "vote", "query", "state", "sweep", "report"
+};
+
+static const MPID_FT_msg_kinds_t ftmpi_commit_kinds = {
+    .protocol = "commit",.seq_name = "seq",.kind_names = ftmpi_commit_kind_names,.num_kinds = 5
+};
+
 typedef struct {
-    uint32_t type;
+    /* kind: VOTE .. REPORT; seq: the commit's number in its instance;
+     * sender: its process id */
+    MPID_FT_msg_head_t head;
     uint32_t context_id;
     uint32_t epoch;
     uint32_t instance;
-    uint32_t seq;
     uint32_t round;
     int32_t value;
 } commit_msg_t;
 
-/* Rounds of a communicator of up to 2^MAX_ROUNDS members. */
 #define MAX_ROUNDS 30
 
 /* NULL when buf (len bytes) is a commit message process `from` of a world
@@ -46,27 +55,27 @@ static inline const char *ftmpi_commit_msg_check(const void *buf, size_t len, in
 
     if (from < 0 || from >= n)
         return "from no process of this world";
-    if (len < sizeof(m))
-        return "too short";
+    const char *wrong = MPID_FT_msg_check_head(&ftmpi_commit_kinds, buf, len, sizeof(m), n, from,
+                                               &m.head);
+    if (wrong)
+        return wrong;
     memcpy(&m, buf, sizeof(m));
     const char *result = (const char *) buf + sizeof(m);
     size_t result_len = len - sizeof(m);
-    if (m.type < VOTE || m.type > REPORT)
-        return "unknown type";
-    if (m.type == SWEEP ? (result_len == 0 || result_len % sizeof(int) != 0 ||
+    if (m.head.kind == SWEEP ? (result_len == 0 || result_len % sizeof(int) != 0 ||
                            result_len / sizeof(int) > (size_t) n) :
-        result_len > 0 && ((m.type != STATE && m.type != REPORT) || m.value != COMMIT))
+        result_len > 0 && ((m.head.kind != STATE && m.head.kind != REPORT) || m.value != COMMIT))
         return "wrong length";
-    if ((m.type == SWEEP || m.type == REPORT) && m.round >= (uint32_t) n)
+    if ((m.head.kind == SWEEP || m.head.kind == REPORT) && m.round >= (uint32_t) n)
         return "bad root";
-    if (m.type == REPORT && m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT)
+    if (m.head.kind == REPORT && m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT)
         return "bad report";
-    if (m.type == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
+    if (m.head.kind == VOTE && (m.round >= MAX_ROUNDS || (m.value != 0 && m.value != 1)))
         return "bad vote";
-    if (m.type == STATE && ((m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT) ||
+    if (m.head.kind == STATE && ((m.value != UNDECIDED && m.value != COMMIT && m.value != ABORT) ||
                             m.round > 1))
         return "bad state";
-    if (m.type == SWEEP) {
+    if (m.head.kind == SWEEP) {
         for (size_t i = 0; i < result_len / sizeof(int); i++) {
             int pid;
             memcpy(&pid, result + i * sizeof(int), sizeof(pid));

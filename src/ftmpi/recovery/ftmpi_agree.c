@@ -72,8 +72,9 @@
  */
 
 #include "mpiimpl.h"
-#include "ftmpi_recovery.h"
+#include "ftmpi_recovery_impl.h"
 #include "ftmpi_agree_msg.h"
+#include "mpid_ft_tree.h"
 
 static struct {
     int n;                      /* processes */
@@ -168,16 +169,20 @@ static int left(int p)
     return MPIR_FTMPI_known_dead(p) || MPID_FT_proc_state(p) == MPID_FT_PROC_GONE;
 }
 
-/* This process's parent in the repaired tree; itself when it is the
+static int awaited(int p, void *arg)
+{
+    return !left(p);
+}
+
+/* This process's parent in the repaired tree rooted at rank 0 (the
+ * coordinator stands in for a rank 0 that left); itself when it is the
  * coordinator. */
 static int parent(void)
 {
     int me = MPIR_Process.rank, c = coordinator();
     if (c == me)
         return me;
-    int a = me & (me - 1);
-    while (a != 0 && left(a))
-        a = a & (a - 1);
+    int a = me == 0 ? 0 : MPID_FT_tree_parent(me, awaited, NULL);
     return a == 0 && left(0) ? c : a;
 }
 
@@ -185,7 +190,7 @@ static int parent(void)
  * joined? (Every process, for the root: the coordinator.) */
 static int subtree_joined(int root)
 {
-    int me = MPIR_Process.rank, first = me, end = MPL_MIN(me + (me & -me), ag.n);
+    int me = MPIR_Process.rank, first = me, end = MPID_FT_tree_subtree_end(me, ag.n);
     if (root) {
         first = 0;
         end = ag.n;
@@ -213,8 +218,7 @@ static void note_best(uint32_t epoch, const uint8_t * world_dead)
 static int send_msg(int to, uint32_t kind, uint32_t epoch, const uint8_t * a, const uint8_t * b)
 {
     agree_msg_t *m = ag.msg;
-    m->kind = kind;
-    m->epoch = epoch;
+    m->head = (MPID_FT_msg_head_t) {.kind = kind,.seq = epoch,.sender = MPIR_Process.rank };
     m->decider = kind == MSG_DECIDE ? ag.decider : -1;
     memcpy(m->sets, a, ag.nbytes);
     memcpy(m->sets + ag.nbytes, b, ag.nbytes);
@@ -276,9 +280,8 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from, wrong);
         return;
     }
-    MPID_FT_TRACE("agree: %s epoch %u from %d", m->kind == MSG_JOIN ? "join" : "decide",
-                  m->epoch, from);
-    if (m->kind == MSG_JOIN) {
+    MPID_FT_MSG_TRACE(&ftmpi_agree_kinds, &m->head, from, "%s", "");
+    if (m->head.kind == MSG_JOIN) {
         const uint8_t *joins = m->sets + 2 * ag.nbytes;
         uint32_t sender_epoch;
         memcpy(&sender_epoch, joins + from * sizeof(uint32_t), sizeof(sender_epoch));
@@ -298,13 +301,13 @@ static void agree_message(int from, const void *buf, size_t len)
             if (e != NO_JOIN)
                 note_join(p, e);
         }
-        note_best(m->epoch, m->sets + ag.nbytes);
+        note_best(m->head.seq, m->sets + ag.nbytes);
         MPID_FT_set_add(ag.joined_here, from);
-    } else if (m->kind == MSG_DECIDE) {
+    } else if (m->head.kind == MSG_DECIDE) {
         if (ag.recovering && !ag.decided && from == ag.join_target &&
-            !MPIR_FTMPI_known_dead(from) && m->epoch > ag.epoch) {
+            !MPIR_FTMPI_known_dead(from) && m->head.seq > ag.epoch) {
             ag.decided = 1;
-            ag.decided_epoch = m->epoch;
+            ag.decided_epoch = m->head.seq;
             ag.decider = m->decider;
             memcpy(ag.decided_dead, m->sets, ag.nbytes);
             memcpy(ag.decided_prev, m->sets + ag.nbytes, ag.nbytes);

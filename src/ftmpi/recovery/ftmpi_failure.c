@@ -12,8 +12,7 @@
  */
 
 #include "mpiimpl.h"
-#include "ftmpi_recovery.h"
-#include "mpi-ext.h"
+#include "ftmpi_recovery_impl.h"
 
 static const char *const state_names[] = {
     [MPIR_FTMPI_NO_FAILURES] = "NO_FAILURES",
@@ -202,9 +201,6 @@ int MPIR_FTMPI_get_attr(int keyval, int *value)
         case FTMPI_ERROR_FAILURE:
             *value = ft.failure_code;
             return 1;
-        case MPIX_FT:
-            *value = MPIR_FTMPI_ulfm();
-            return 1;
         default:
             return 0;
     }
@@ -213,22 +209,6 @@ int MPIR_FTMPI_get_attr(int keyval, int *value)
 int MPIR_FTMPI_error_string(int code, char *msg, int len)
 {
     char ranks[MPI_MAX_ERROR_STRING];
-
-    /* ULFM's failures reach programs as bare classes, which MPICH's table
-     * of class messages does not have; the classes have their text in
-     * every mode */
-    if (code == MPIX_ERR_PROC_FAILED) {
-        snprintf(msg, len, "Process failure (MPIX_ERR_PROC_FAILED): a process involved in the "
-                 "operation failed");
-        return 1;
-    } else if (code == MPIX_ERR_PROC_FAILED_PENDING) {
-        snprintf(msg, len, "Pending process failure (MPIX_ERR_PROC_FAILED_PENDING): acknowledge "
-                 "it with MPIX_Comm_ack_failed to go on");
-        return 1;
-    } else if (code == MPIX_ERR_REVOKED) {
-        snprintf(msg, len, "Communicator revoked (MPIX_ERR_REVOKED)");
-        return 1;
-    }
 
     if (code == MPI_SUCCESS || code != ft.failure_code)
         return 0;

@@ -1,19 +1,15 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
- *
- * What the layers above the device (FT-MPI recovery, ULFM, collectives
- * under failure) hand it before MPI_Init starts it: the job's policy, read
- * from its modes, and the events through which the device tells them of
- * failures and of its communicators (mpid_ft.h). The device calls nothing
- * of theirs by name.
+ * What the recovery layer hands the device before MPI_Init starts it: the
+ * job's policy, read from its modes, and the events through which the
+ * device tells it of failures and replacements (mpid_ft.h). The device
+ * calls nothing of it by name; the collectives and ULFM register their
+ * own events.
  */
 
 #include "mpiimpl.h"
-#include "ftmpi_recovery.h"
-#include "ftmpi_coll.h"
-#include "ulfm.h"
+#include "ftmpi_recovery_impl.h"
 
 static void modes_differ(const int32_t * theirs, int pid, char *msg, size_t len)
 {
@@ -56,11 +52,8 @@ void MPIR_FTMPI_hand_down(void)
         .failure_pending = MPIR_FTMPI_failure_pending,
         .failure_error = MPIR_FTMPI_failure_error,
         .modes_differ = modes_differ,
-        .coll_diverts = MPIR_FTMPI_coll_diverts,
-        .comm_freed = MPIR_FTMPI_coll_comm_free,
-        .context_released = MPIR_ULFM_context_released,
     };
 
     MPID_FT_set_policy(&policy);
-    MPID_FT_set_events(&events);
+    MPID_FT_register_events(&events);
 }

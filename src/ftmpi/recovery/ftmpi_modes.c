@@ -9,7 +9,7 @@
  */
 
 #include "mpiimpl.h"
-#include "ftmpi_recovery.h"
+#include "ftmpi_recovery_impl.h"
 #include <strings.h>
 
 MPIR_FTMPI_modes_t MPIR_FTMPI_modes = {

@@ -18,7 +18,7 @@
  */
 
 #include "mpiimpl.h"
-#include "ftmpi_recovery.h"
+#include "ftmpi_recovery_impl.h"
 
 static int restarted;           /* this process replaced a failed one (REBUILD) */
 

@@ -1,10 +1,9 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
- *
- * What MPICH's patched core asks of the recovery layer, and what the
- * recovery layer hands the device (ftmpi_hand_down.c). Processes are
+ * The FT-MPI recovery layer's interface: what MPICH's patched core and
+ * FT-MPI's collectives (src/ftmpi/coll) ask of it. Its own files share
+ * ftmpi_recovery_impl.h besides. Processes are
  * named by their process id (pid): the original MPI_COMM_WORLD rank,
  * which the transport carries in every message.
  */
@@ -27,20 +26,9 @@ typedef struct {
 
 extern MPIR_FTMPI_modes_t MPIR_FTMPI_modes;
 
-/* Reads FTMPI_RECOVERY_MODE, FTMPI_COMM_MODE, FTMPI_MSG_MODE and
- * FTMPI_COLL_MODE into MPIR_FTMPI_modes. A bad value leaves a one-line
- * message naming the variable, its value and the allowed values in msg
- * and returns nonzero. */
-int MPIR_FTMPI_read_modes(char *msg, size_t len);
-
 /* One line saying what this build is and which modes it supports, for
  * MPI_Get_library_version and mpichversion; returns snprintf's count. */
 int MPIR_FTMPI_describe(char *buf, size_t len);
-
-/* Compares the modes of process `pid` with this process's; on a
- * difference writes a one-line message naming the variable and returns
- * nonzero. */
-int MPIR_FTMPI_compare_modes(const MPIR_FTMPI_modes_t * theirs, int pid, char *msg, size_t len);
 
 /* FTMPI_RECOVERY_MODE=ulfm or MPIR_CVAR_ENABLE_FT=1: ULFM's rules, no
  * FT-MPI recovery, communication between survivors goes on. */
@@ -57,32 +45,12 @@ int MPIR_FTMPI_halts_on_failure(void);
 
 /* ---- failures (ftmpi_failure.c) --------------------------------------- */
 
-/* The process's FT-MPI state. */
-typedef enum {
-    MPIR_FTMPI_NO_FAILURES,     /* every failure known was handled by a recovery */
-    MPIR_FTMPI_FAILURE_RECOGNIZED,      /* a failure no recovery handled yet */
-    MPIR_FTMPI_RECOVERING       /* in a recovery (ftmpi_recover.c) */
-} MPIR_FTMPI_state_t;
-
-/* The one place the state changes; each change is traced with `why`. */
-void MPIR_FTMPI_set_state(MPIR_FTMPI_state_t to, const char *why);
-MPIR_FTMPI_state_t MPIR_FTMPI_state(void);
-
-/* The device learned that process `pid` failed (each pid once; its
- * `failed` event). Ends the job in ABORT mode; otherwise moves this
- * process to FAILURE_RECOGNIZED. `how` says how it was learned. */
-void MPIR_FTMPI_record_failure(int pid, const char *how);
-
 /* Whether process `pid` is known to have failed (the device's record). */
 int MPIR_FTMPI_known_dead(int pid);
 
 /* This process has recognized a failure that no recovery has handled
  * (FAILURE_RECOGNIZED, or RECOVERING). */
 int MPIR_FTMPI_failure_pending(void);
-
-/* FTMPI_NUM_FAILED_PROCS and FTMPI_ERROR_FAILURE now describe these
- * MPI_COMM_WORLD ranks. */
-void MPIR_FTMPI_set_last_failures(const int *ranks, int n);
 
 /* An error code of class MPI_ERR_OTHER for an operation refused or ended
  * by a failure: naming `pid` when the operation involves it, else (pid
@@ -122,23 +90,7 @@ int MPIR_FTMPI_error_string(int code, char *msg, int len);
 
 /* ---- recovery (ftmpi_agree.c, ftmpi_recover.c) --------------------------- */
 
-/* Runs the survivors' agreement; returns the new epoch, the dead set of
- * the new world and that of the world the highest-epoch survivor was in
- * before (bitmaps of process ids; valid until the next agreement). */
-int MPIR_FTMPI_agree(uint32_t * epoch, const uint8_t ** dead, const uint8_t ** prev,
-                     int *decider);
-
-/* REBUILD: the processes the last agreement found dead were replaced; the
- * world of this epoch has no dead. */
-void MPIR_FTMPI_agree_world_rebuilt(void);
-
-/* A replacement starts its agreements in the world it joined at `epoch`. */
-void MPIR_FTMPI_agree_start_at(uint32_t epoch);
-
-/* A replacement joined the world at `epoch`, with the processes `replaced`
- * (itself included) new in it. MPI_Init then returns
- * MPI_INIT_RESTARTED_NODE (MPIR_FTMPI_restarted_node). */
-void MPIR_FTMPI_joined(uint32_t epoch, const int *replaced, int n);
+/* A replacement's MPI_Init returns MPI_INIT_RESTARTED_NODE. */
 int MPIR_FTMPI_restarted_node(void);
 
 /* MANUAL mode: MPI_Comm_dup(MPI_COMM_WORLD, newcomm) recovers when a

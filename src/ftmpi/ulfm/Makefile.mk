@@ -1,11 +1,14 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 ##
-## ULFM on the device's fault-tolerance services (included from
+## ULFM's sources, error messages and installed header (included from
 ## src/ftmpi/Makefile.mk)
 ##
 
 mpi_core_sources += src/ftmpi/ulfm/ulfm_agree.c \
-                    src/ftmpi/ulfm/ulfm_comm.c
+                    src/ftmpi/ulfm/ulfm_agree_record.c \
+                    src/ftmpi/ulfm/ulfm_comm.c \
+                    src/ftmpi/ulfm/ulfm_hooks.c \
+                    src/ftmpi/ulfm/ulfm_nonblocking.c
 
 errnames_txt_files += src/ftmpi/ulfm/errnames.txt
 

@@ -1,11 +1,10 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ULFM (User-Level Failure Mitigation) on the device's
- * fault-tolerance services (mpid_ft.h).
- *
- * What MPICH's patched MPIR code calls (comm-ulfm-agree-shrink.patch) and
- * what the MPIX_ functions MPICH 4.0.2 lacks are built on.
+ * The interface of ULFM (User-Level Failure Mitigation, on the device's
+ * fault-tolerance services of mpid_ft.h): what MPICH's patched MPIR code
+ * calls (comm-ulfm-agree-shrink.patch) and what the MPIX_ functions MPICH
+ * 4.0.2 lacks are built on.
  */
 
 #ifndef ULFM_H_INCLUDED
@@ -39,9 +38,9 @@ typedef struct {
 } MPIR_ULFM_agreement_t;
 
 /* Fault-tolerant agreement among comm's surviving members on the AND of
- * their *flag (ulfm_agree.c); and its nonblocking form, whose request
- * completes in progress with *flag set and, when the agreement raises,
- * MPIX_ERR_PROC_FAILED in its status. */
+ * their *flag (ulfm_agree.c); and its nonblocking form
+ * (ulfm_nonblocking.c), whose request completes in progress with *flag
+ * set and, when the agreement raises, MPIX_ERR_PROC_FAILED in its status. */
 struct MPIR_Request;
 int MPIR_ULFM_agree(struct MPIR_Comm *comm, int *flag, MPIR_ULFM_outcome_t * outcome);
 int MPIR_ULFM_iagree(struct MPIR_Comm *comm, int *flag, struct MPIR_Request **request);
@@ -64,25 +63,20 @@ int MPIR_ULFM_first_member(struct MPIR_Comm *comm, int remote);
  * go. */
 void MPIR_ULFM_context_released(uint32_t context_id);
 
-/* A nonblocking ULFM operation (iagree, ishrink), placed first in the
- * operation's own allocation: progress calls step until it returns 1,
- * having set the user's outputs and the request's status; then the
- * request completes and the allocation is freed (ulfm_agree.c). Started
- * once the operation's first step was taken; holds a reference to comm. */
-typedef struct MPIR_ULFM_nbop {
-    struct MPIR_ULFM_nbop *next;
-    struct MPIR_Request *req;
-    struct MPIR_Comm *comm;
-    int (*step) (struct MPIR_ULFM_nbop * op);
-} MPIR_ULFM_nbop_t;
-int MPIR_ULFM_nbop_start(MPIR_ULFM_nbop_t * op, struct MPIR_Comm *comm,
-                         int (*step) (MPIR_ULFM_nbop_t * op), struct MPIR_Request **request);
+/* What MPICH's core asks ULFM by name (ulfm_hooks.c): the MPIX_FT
+ * attribute (1 and *value set when keyval is MPIX_FT), the text of an
+ * MPIX_ERR_* class (1 when code is one), and the registration of ULFM's
+ * events with the device before MPID_Init. */
+int MPIR_ULFM_get_attr(int keyval, int *value);
+int MPIR_ULFM_error_string(int code, char *msg, int len);
+void MPIR_ULFM_hand_down(void);
 
 /* MPIX_Comm_agree and MPIX_Comm_shrink (ulfm_comm.c). */
 int MPIR_ULFM_comm_agree(struct MPIR_Comm *comm, int *flag);
 int MPIR_ULFM_comm_shrink(struct MPIR_Comm *comm, struct MPIR_Comm **newcomm);
-/* MPIX_Comm_ishrink: the request completes in progress, with *newcomm
- * set (MPI_COMM_NULL and the error in its status on failure). */
+/* MPIX_Comm_ishrink (ulfm_nonblocking.c): the request completes in
+ * progress, with *newcomm set (MPI_COMM_NULL and the error in its status
+ * on failure). */
 int MPIR_ULFM_comm_ishrink(struct MPIR_Comm *comm, MPI_Comm * newcomm,
                            struct MPIR_Request **request);
 

@@ -1,9 +1,7 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ULFM on the device's fault-tolerance services (mpid_ft.h).
- *
- * Agreement over a communicator (MPIX_Comm_agree, and the steps of
+ * ULFM's agreement over a communicator (MPIX_Comm_agree, and the steps of
  * MPIX_Comm_shrink): every surviving member returns the same AND of the
  * flags contributed, the same set of members that did not contribute
  * (failed before they could), and the same verdict on whether to raise
@@ -25,11 +23,12 @@
  * Protocol, per agreement (communicator context id, sequence number). A
  * contribution is a set of members with the AND of their flags, of their
  * bitmaps and of their acknowledged failures; contributions merge. The
- * members form a binomial tree rooted at a coordinator c: member r sits
- * at v = (r - c) mod n, v's parent clears v's lowest set bit, skipping
- * members known to have failed (the tree repaired: a failed member's
- * children join its nearest live ancestor, so each failure adds at most
- * log2(n) children to one member), and v's subtree is [v, v + lowest bit).
+ * members form a binomial tree (mpid_ft_tree.h) rooted at a coordinator
+ * c: member r sits at v = (r - c) mod n, v's parent clears v's lowest
+ * set bit, skipping members known to have failed (the tree repaired: a
+ * failed member's children join its nearest live ancestor, so each
+ * failure adds at most log2(n) children to one member), and v's subtree
+ * is [v, v + lowest bit).
  *   - While rank 0 lives, it is the coordinator. Each member sends CONTRIB
  *     to its parent once every member of its subtree not known to have
  *     failed has contributed, again to its new parent whenever the one it
@@ -65,148 +64,12 @@
  * survivor), and sends again when its parent fails; a decided member
  * answers whoever asks and passes later decisions on; and each failure of
  * a coordinator moves the role up.
- *
- * Records and communicators: a decided record answers late messages also
- * after its communicator was freed (a takeover coordinator's QUERY). The
- * key names the communicator by its context id, which a later
- * communicator can get; the device holds the id of a freed communicator
- * that ran an agreement for a while (its context_released event), so a
- * message naming it cannot be about a newer communicator here, and the
- * records go when the id is given back.
  */
 
 #include "mpiimpl.h"
-#include "ulfm.h"
 #include "mpid_ft.h"
-#include "ftmpi_recovery.h"
-#include "ulfm_agree_msg.h"
-
-
-typedef struct instance {
-    struct instance *next;
-    uint32_t context_id, seq, size;
-    uint32_t and_words;
-    int entered;                /* this process is in (or was in) this agreement */
-    uint32_t own_context;       /* once entered: this process's receive context id */
-    int own_rank, own_pid;      /* this process's member number, and pid */
-    int *pids;                  /* once entered: each member's process id */
-    int high_group;             /* the first member of an intercommunicator's high group
-                                 * (size for an intracommunicator) */
-    int origin;                 /* the coordinator it answers to (0: rank 0, no commitment) */
-    int parent_pid;             /* the tree parent it last sent to; -1: none yet */
-    unsigned failures_at_send;  /* the device's failure count when it sent there */
-    unsigned failures_at_query; /* ... when it last looked for children to ask */
-    uint8_t *queried;           /* members it sent QUERY for `origin` */
-    uint8_t *answered;          /* members known to have committed to `origin` */
-    /* the contributions it holds: its own, its children's, any sent to it */
-    uint8_t *contributed;
-    uint8_t *acked_by_all;
-    int flag_and[2];
-    uint32_t *and_mask;         /* the bitmap: the AND of those held; once decided, the AND */
-    uint8_t *asked;             /* members that sent it CONTRIB, to be answered */
-    agree_msg_t *found;         /* an earlier decision to pass up to `origin` */
-    /* the decision */
-    int decided;
-    int decided_origin;         /* the coordinator whose decision it is */
-    int relayed_origin;         /* the last other coordinator's DECIDE it passed on */
-    int flag[2], raise;
-    uint8_t *absent;
-    int send_errno;             /* the first message about it that could not be sent */
-} instance_t;
-
-static instance_t *instances;
-
-static void free_instance(instance_t * in)
-{
-    MPL_free(in->asked);
-    MPL_free(in->queried);
-    MPL_free(in->found);
-    MPL_free(in->answered);
-    MPL_free(in->contributed);
-    MPL_free(in->acked_by_all);
-    MPL_free(in->absent);
-    MPL_free(in->pids);
-    MPL_free(in->and_mask);
-    MPL_free(in);
-}
-
-/* The record of agreement (context_id, seq), created when create is set;
- * NULL when it does not exist, disagrees on the size or the bitmap's
- * length, or memory ran out. */
-static instance_t *instance(uint32_t context_id, uint32_t seq, uint32_t size, uint32_t and_words,
-                            int create)
-{
-    instance_t *in;
-    for (in = instances; in; in = in->next)
-        if (in->context_id == context_id && in->seq == seq)
-            return in->size == size && in->and_words == and_words ? in : NULL;
-    if (!create)
-        return NULL;
-    size_t bytes = MPID_FT_SET_BYTES(size);
-    in = MPL_calloc(1, sizeof(*in), MPL_MEM_OTHER);
-    if (in == NULL)
-        return NULL;
-    in->asked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->answered = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->queried = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
-    in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->and_mask = MPL_malloc(and_words * sizeof(uint32_t) + 1, MPL_MEM_OTHER);
-    if (!in->asked || !in->answered || !in->queried || !in->contributed || !in->acked_by_all ||
-        !in->absent || !in->and_mask) {
-        free_instance(in);
-        return NULL;
-    }
-    memset(in->acked_by_all, 0xff, bytes);
-    memset(in->and_mask, 0xff, and_words * sizeof(uint32_t));
-    in->and_words = and_words;
-    in->context_id = context_id;
-    in->seq = seq;
-    in->size = size;
-    in->flag_and[0] = in->flag_and[1] = ~0;
-    in->parent_pid = -1;
-    in->failures_at_query = (unsigned) -1;
-    in->relayed_origin = -1;
-    in->next = instances;
-    instances = in;
-    return in;
-}
-
-/* Records older than the agreement before the current one are no longer
- * asked about. */
-static void forget_older(uint32_t context_id, uint32_t seq)
-{
-    instance_t **p = &instances;
-    while (*p) {
-        instance_t *in = *p;
-        if (in->context_id == context_id && in->seq + 1 < seq) {
-            *p = in->next;
-            free_instance(in);
-        } else {
-            p = &in->next;
-        }
-    }
-}
-
-/* The device gave a freed communicator's context id back to MPICH: the
- * records of that communicator's agreements (kept to answer late queries
- * while the id was held) go. An intercommunicator's records are keyed by
- * both groups' ids; this process's own is in the half of its group. */
-void MPIR_ULFM_context_released(uint32_t context_id)
-{
-    instance_t **p = &instances;
-    while (*p) {
-        instance_t *in = *p;
-        if (in->context_id == context_id ||
-            (in->entered && in->context_id > 0xffff && in->own_context == context_id)) {
-            *p = in->next;
-            free_instance(in);
-        } else {
-            p = &in->next;
-        }
-    }
-}
+#include "mpid_ft_tree.h"
+#include "ulfm_impl.h"
 
 static size_t msg_len(uint32_t size, uint32_t and_words)
 {
@@ -233,12 +96,10 @@ static int send_msg(int to_pid, int kind, instance_t * in, int origin, int flag)
     size_t bytes = MPID_FT_SET_BYTES(in->size), len = msg_len(in->size, in->and_words);
     agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(m == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    m->kind = kind;
+    m->head = (MPID_FT_msg_head_t) {.kind = kind,.seq = in->seq,.sender = in->own_rank };
     m->context_id = in->context_id;
-    m->seq = in->seq;
     m->size = in->size;
     m->and_words = in->and_words;
-    m->rank = in->own_rank;
     m->origin = origin;
     if (kind == MSG_CONTRIB) {
         memcpy(m->flag, in->flag_and, sizeof(m->flag));
@@ -310,40 +171,36 @@ static int member_alive(const instance_t * in, int r)
 
 /* ---- the trees ------------------------------------------------------------ */
 
-/* The tree rooted at coordinator c: member r sits at (r - c) mod n. */
-static int tree_position(const instance_t * in, int r, int c)
-{
-    return (r - c + (int) in->size) % (int) in->size;
-}
+/* mpid_ft_tree.h asks whether a position is alive; liveness is known per
+ * member, and the member at a position depends on the coordinator. */
+typedef struct {
+    const instance_t *in;
+    int c;
+} tree_t;
 
-static int member_at(const instance_t * in, int v, int c)
+static int position_alive(int pos, void *arg)
 {
-    return (v + c) % (int) in->size;
-}
-
-/* The end of the subtree at position v: [v, v + lowest bit), all for the root. */
-static int subtree_end(int v, int n)
-{
-    return v == 0 || v + (v & -v) > n ? n : v + (v & -v);
+    const tree_t *t = arg;
+    return member_alive(t->in, MPID_FT_tree_member(pos, t->c, (int) t->in->size));
 }
 
 /* Member r's parent in c's tree, repaired: its nearest ancestor not known
  * to have failed (c when none is). */
 static int live_parent(const instance_t * in, int r, int c)
 {
-    int a = tree_position(in, r, c);
-    a &= a - 1;
-    while (a != 0 && !member_alive(in, member_at(in, a, c)))
-        a &= a - 1;
-    return member_at(in, a, c);
+    int n = (int) in->size, v = MPID_FT_tree_position(r, c, n);
+    tree_t t = { in, c };
+    if (v == 0)
+        return c;
+    return MPID_FT_tree_member(MPID_FT_tree_parent(v, position_alive, &t), c, n);
 }
 
 /* Whether every member of r's subtree in c's tree not known to have failed is in set. */
 static int subtree_in(const instance_t * in, int r, int c, const uint8_t * set)
 {
-    int n = (int) in->size, v = tree_position(in, r, c);
-    for (int i = v; i < subtree_end(v, n); i++) {
-        int m = member_at(in, i, c);
+    int n = (int) in->size, v = MPID_FT_tree_position(r, c, n);
+    for (int i = v; i < MPID_FT_tree_subtree_end(v, n); i++) {
+        int m = MPID_FT_tree_member(i, c, n);
         if (!MPID_FT_set_has(set, m) && member_alive(in, m))
             return 0;
     }
@@ -354,9 +211,10 @@ static int subtree_in(const instance_t * in, int r, int c, const uint8_t * set)
  * subtree, not known to have failed, and its live parent. */
 static int is_child(const instance_t * in, int r, int c)
 {
-    int n = (int) in->size, v = tree_position(in, in->own_rank, c), i = tree_position(in, r, c);
-    return i > v && i < subtree_end(v, n) && member_alive(in, r) &&
-        live_parent(in, r, c) == in->own_rank;
+    int n = (int) in->size;
+    tree_t t = { in, c };
+    return MPID_FT_tree_is_child(MPID_FT_tree_position(in->own_rank, c, n),
+                                 MPID_FT_tree_position(r, c, n), n, position_alive, &t);
 }
 
 /* Sends QUERY for coordinator c to each child of this process in c's
@@ -429,26 +287,25 @@ static void agree_message(int from, const void *buf, size_t len)
                 MPIR_Process.rank, from, wrong);
         return;
     }
-    instance_t *in = instance(m->context_id, m->seq, m->size, m->and_words, 1);
+    instance_t *in = MPII_ULFM_instance(m->context_id, m->head.seq, m->size, m->and_words, 1);
     if (in == NULL) {
         fprintf(stderr, "FT-MPICH: rank %d: dropped an agreement message from rank %d "
                 "(no memory, or it disagrees on the communicator's size or the call)\n",
                 MPIR_Process.rank, from);
         return;
     }
-    MPID_FT_TRACE("agree %#x/%u: %s for coordinator %d from process %d", m->context_id, m->seq,
-                  m->kind == MSG_CONTRIB ? "contribution" : m->kind == MSG_QUERY ? "query" :
-                  m->found ? "found decision" : "decision", m->origin, from);
+    MPID_FT_MSG_TRACE(&ulfm_agree_kinds, &m->head, from, " (agree %#x, coordinator %d%s)",
+                      m->context_id, m->origin, m->found ? ", a decision found" : "");
 
     size_t bytes = MPID_FT_SET_BYTES(m->size);
-    switch (m->kind) {
+    switch (m->head.kind) {
         case MSG_CONTRIB:
             if (in->decided) {
                 answer_decided(in, from, m->origin);
                 break;
             }
             add_contribution(in, m->ranks, m->flag, m->ranks + bytes, m->ranks + 3 * bytes);
-            MPID_FT_set_add(in->asked, m->rank);
+            MPID_FT_set_add(in->asked, m->head.sender);
             if (m->query_answer && m->origin == in->origin)
                 for (size_t i = 0; i < bytes; i++)
                     in->answered[i] |= m->ranks[2 * bytes + i];
@@ -500,75 +357,6 @@ static int next_coordinator(const instance_t * in, int after)
     return in->own_rank;
 }
 
-/* The agreement's key and members: an intracommunicator's own; both
- * groups of an intercommunicator, keyed by both groups' receive context
- * ids (never 0 for an intercommunicator's high group, so no
- * intracommunicator's key) and numbered low group first. */
-static uint32_t agreement_key(MPIR_Comm * comm)
-{
-    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
-        return comm->context_id;
-    uint32_t own = comm->recvcontext_id, remote = comm->context_id;
-    return comm->is_low_group ? own | remote << 16 : remote | own << 16;
-}
-
-int MPIR_ULFM_first_member(MPIR_Comm * comm, int remote)
-{
-    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM || remote == !comm->is_low_group)
-        return 0;
-    return comm->is_low_group ? comm->local_size : comm->remote_size;
-}
-
-static int num_members(MPIR_Comm * comm)
-{
-    return comm->local_size + (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM ? comm->remote_size : 0);
-}
-
-static int members_of(MPIR_Comm * comm, int size, instance_t * in)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Comm *local = comm;
-    int local_first = MPIR_ULFM_first_member(comm, 0);
-    int remote_first = MPIR_ULFM_first_member(comm, 1);
-
-    in->pids = MPL_malloc(size * sizeof(int), MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(in->pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    in->high_group = size;
-    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
-        if (comm->local_comm == NULL) {
-            mpi_errno = MPII_Setup_intercomm_localcomm(comm);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-        local = comm->local_comm;
-        in->high_group = MPL_MAX(local_first, remote_first);
-        for (int r = 0; r < comm->remote_size; r++)
-            in->pids[remote_first + r] = MPID_FT_comm_pid(comm, r);
-    }
-    for (int r = 0; r < comm->local_size; r++)
-        in->pids[local_first + r] = MPID_FT_comm_pid(local, r);
-    in->own_rank = local_first + comm->rank;
-    in->own_pid = in->pids[in->own_rank];
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* Whether this process acknowledged member r's failure. An
- * intercommunicator reports (and acknowledges) the remote group's
- * failures only; its own group's count as acknowledged here, since only
- * the other group can acknowledge them. */
-static int acknowledged(MPIR_Comm * comm, int r)
-{
-    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
-        return MPID_FT_comm_acked(comm, r);
-    int remote_first = MPIR_ULFM_first_member(comm, 1);
-    if (r < remote_first || r >= remote_first + comm->remote_size)
-        return 1;
-    return MPID_FT_comm_acked(comm, r - remote_first);
-}
-
 /* The coordinator decides once every member not known to have failed has
  * contributed and, for a coordinator after rank 0, has committed to it. */
 static int try_decide(instance_t * in)
@@ -617,17 +405,17 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
                           MPIR_ULFM_agreement_t * ag)
 {
     int mpi_errno = MPI_SUCCESS;
-    uint32_t seq = MPID_FT_comm_next_agreement(comm), key = agreement_key(comm);
-    int n = num_members(comm), me;
+    uint32_t seq = MPID_FT_comm_next_agreement(comm), key = MPII_ULFM_agreement_key(comm);
+    int n = MPII_ULFM_num_members(comm), me;
     instance_t *in;
 
     MPIR_Assert(and_words >= 0 && and_words <= MAX_AND_WORDS);
-    forget_older(key, seq);
-    in = instance(key, seq, n, and_words, 1);
+    MPII_ULFM_forget_older(key, seq);
+    in = MPII_ULFM_instance(key, seq, n, and_words, 1);
     /* (a record made by others' messages with another bitmap length: they
      * called another operation than this one, or memory ran out) */
     MPIR_ERR_CHKANDJUMP(in == NULL, mpi_errno, MPI_ERR_OTHER, "**ulfm_mismatch");
-    mpi_errno = members_of(comm, n, in);
+    mpi_errno = MPII_ULFM_members_of(comm, n, in);
     MPIR_ERR_CHECK(mpi_errno);
     in->entered = 1;
     in->own_context = comm->recvcontext_id;
@@ -638,7 +426,7 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     MPIR_ERR_CHKANDJUMP(own == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPID_FT_set_add(own, me);
     for (int r = 0; r < n; r++)
-        if (acknowledged(comm, r))
+        if (MPII_ULFM_acknowledged(comm, r))
             MPID_FT_set_add(own + bytes, r);
     int32_t own_flags[2] = { ~0, ~0 };
     own_flags[me >= in->high_group] = flag;
@@ -702,8 +490,8 @@ static void tree_step(instance_t * in)
 
 int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)
 {
-    int n = num_members(ag->comm);
-    instance_t *in = instance(ag->context_id, ag->seq, n, ag->and_words, 0);
+    int n = MPII_ULFM_num_members(ag->comm);
+    instance_t *in = MPII_ULFM_instance(ag->context_id, ag->seq, n, ag->and_words, 0);
 
     if (in == NULL)
         return 0;       /* cannot happen: an entered record is kept while its communicator is */
@@ -758,111 +546,4 @@ int MPIR_ULFM_agree(MPIR_Comm * comm, int *flag, MPIR_ULFM_outcome_t * outcome)
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = b.ag.mpi_errno;
     return mpi_errno;
-}
-
-/* ---- nonblocking operations: MPIX_Comm_iagree, MPIX_Comm_ishrink ----------------- */
-
-static MPIR_ULFM_nbop_t *nbops;
-static int nbop_hook = -1;
-
-static int nbop_progress(int *made_progress)
-{
-    static int running;
-    MPIR_ULFM_nbop_t **p = &nbops;
-
-    /* (the steps must not run twice at once should anything they call
-     * run progress, hence this hook) */
-    if (running)
-        return MPI_SUCCESS;
-    running = 1;
-    while (*p) {
-        MPIR_ULFM_nbop_t *op = *p;
-        if (!op->step(op)) {
-            p = &op->next;
-            continue;
-        }
-        MPIR_Comm_release(op->comm);
-        MPIR_cc_set(&op->req->cc, 0);
-        MPIR_Request_free(op->req);
-        *p = op->next;
-        MPL_free(op);
-        *made_progress = 1;
-    }
-    if (nbops == NULL)
-        MPIR_Progress_hook_deactivate(nbop_hook);
-    running = 0;
-    return MPI_SUCCESS;
-}
-
-int MPIR_ULFM_nbop_start(MPIR_ULFM_nbop_t * op, MPIR_Comm * comm,
-                         int (*step) (MPIR_ULFM_nbop_t * op), MPIR_Request ** request)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    *request = NULL;
-    if (nbop_hook < 0) {
-        mpi_errno = MPIR_Progress_hook_register(nbop_progress, &nbop_hook);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    op->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
-    MPIR_ERR_CHKANDJUMP(op->req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    /* one reference for the user, one for the operation */
-    MPIR_Request_add_ref(op->req);
-    op->comm = comm;
-    op->step = step;
-    MPIR_Comm_add_ref(comm);
-    op->next = nbops;
-    nbops = op;
-    MPIR_Progress_hook_activate(nbop_hook);
-    *request = op->req;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-typedef struct {
-    MPIR_ULFM_nbop_t nb;
-    MPIR_ULFM_agreement_t ag;
-    int *user_flag;
-} iagree_t;
-
-static int iagree_step(MPIR_ULFM_nbop_t * nb)
-{
-    iagree_t *op = (iagree_t *) nb;
-    MPIR_ULFM_outcome_t outcome;
-    int flag;
-
-    if (!MPIR_ULFM_agree_step(&op->ag, &flag, &outcome))
-        return 0;
-    if (op->ag.mpi_errno != MPI_SUCCESS) {
-        nb->req->status.MPI_ERROR = op->ag.mpi_errno;
-        return 1;
-    }
-    *op->user_flag = flag;
-    if (outcome.raise)
-        MPIR_ERR_SET(nb->req->status.MPI_ERROR, MPIX_ERR_PROC_FAILED, "**ulfm_agree");
-    return 1;
-}
-
-int MPIR_ULFM_iagree(MPIR_Comm * comm, int *flag, MPIR_Request ** request)
-{
-    int mpi_errno = MPI_SUCCESS;
-    iagree_t *op = MPL_calloc(1, sizeof(*op), MPL_MEM_OTHER);
-
-    *request = NULL;
-    MPIR_ERR_CHKANDJUMP(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    mpi_errno = MPIR_ULFM_agree_start(comm, *flag, NULL, 0, &op->ag);
-    MPIR_ERR_CHECK(mpi_errno);
-    op->user_flag = flag;
-    mpi_errno = MPIR_ULFM_nbop_start(&op->nb, comm, iagree_step, request);
-    MPIR_ERR_CHECK(mpi_errno);
-    op = NULL;
-
-  fn_exit:
-    MPL_free(op);
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }

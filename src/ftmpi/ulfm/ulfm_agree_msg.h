@@ -15,13 +15,20 @@
 
 enum { MSG_CONTRIB = 1, MSG_DECIDE, MSG_QUERY };
 
+static const char *const ulfm_agree_kind_names[] = { "contrib", "decide", "query" };
+
+static const MPID_FT_msg_kinds_t ulfm_agree_kinds = {
+    .protocol = "ulfm agree",.seq_name = "seq",.kind_names = ulfm_agree_kind_names,.num_kinds = 3
+};
+
 typedef struct {
-    uint32_t kind;
+    /* seq: the agreement's number over the communicator; sender: the rank
+     * of the member that wrote it (an intercommunicator's: both groups,
+     * the low one's first), which a relayed decision keeps */
+    MPID_FT_msg_head_t head;
     uint32_t context_id;
-    uint32_t seq;
     uint32_t size;              /* members of the communicator */
     uint32_t and_words;         /* 32-bit words of the bitmap ANDed besides the flags */
-    int32_t rank;               /* the sender's rank in it */
     int32_t origin;             /* the coordinator whose tree it travels: QUERY, CONTRIB: the
                                  * one asked for; DECIDE: the one whose decision it is, or
                                  * (found) the one it answers */
@@ -50,16 +57,18 @@ static inline size_t ulfm_agree_msg_len(uint32_t size, uint32_t and_words)
 static inline const char *ulfm_agree_msg_check(const void *buf, size_t len)
 {
     const agree_msg_t *m = buf;
+    MPID_FT_msg_head_t head;
     if (len < sizeof(*m))
-        return "truncated";
+        return "too short";
     if (m->size == 0 || m->size > MPID_FT_MAX_PROCS)
         return "of a communicator of no possible size";
     if (m->and_words > MAX_AND_WORDS || len != ulfm_agree_msg_len(m->size, m->and_words))
         return "of the wrong length";
-    if (m->kind < MSG_CONTRIB || m->kind > MSG_QUERY)
-        return "of no kind";
-    if (m->rank < 0 || (uint32_t) m->rank >= m->size || m->origin < 0 ||
-        (uint32_t) m->origin >= m->size)
+    const char *wrong = MPID_FT_msg_check_head(&ulfm_agree_kinds, buf, len, sizeof(*m),
+                                               (int) m->size, -1, &head);
+    if (wrong)
+        return wrong;
+    if (m->origin < 0 || (uint32_t) m->origin >= m->size)
         return "naming no member";
     return NULL;
 }

@@ -1,10 +1,9 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: ULFM on the device's fault-tolerance services (mpid_ft.h).
- *
- * MPIX_Comm_agree and MPIX_Comm_shrink (blocking and not) on the
- * fault-tolerant agreement (ulfm_agree.c).
+ * MPIX_Comm_agree and MPIX_Comm_shrink on the fault-tolerant agreement
+ * (ulfm_agree.c), and the steps of a shrink that MPIX_Comm_ishrink
+ * (ulfm_nonblocking.c) drives from progress.
  *
  * A shrink is one agreement. Besides its flag it ANDs the context ids
  * every member offers (free ids, reserved meanwhile), so its decision
@@ -21,9 +20,8 @@
  */
 
 #include "mpiimpl.h"
-#include "ulfm.h"
 #include "mpid_ft.h"
-#include "ftmpi_recovery.h"
+#include "ulfm_impl.h"
 
 int MPIR_ULFM_comm_agree(MPIR_Comm * comm, int *flag)
 {
@@ -111,17 +109,7 @@ static int build_comm(MPIR_Comm * comm, int *local, int nlocal, int *remote, int
 #define OFFER_IDS 64
 #define OFFER_ROUNDS 6          /* 64, 128, ... 2048 ids: every one there is */
 
-typedef struct {
-    MPIR_Comm *comm;
-    int rounds;
-    int done;
-    int mpi_errno;
-    MPIR_Comm *newcomm;         /* NULL: MPI_COMM_NULL */
-    uint32_t offer[MPIR_MAX_CONTEXT_MASK];
-    MPIR_ULFM_agreement_t ag;
-} shrink_op_t;
-
-static int shrink_round(shrink_op_t * op)
+int MPII_ULFM_shrink_round(shrink_op_t * op)
 {
     int offered = MPIR_Context_offer(op->offer, OFFER_IDS << op->rounds);
     MPID_FT_TRACE("shrink %#x: round %d, offers %d context ids", op->comm->context_id,
@@ -149,7 +137,7 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
     if (ids[0] == 0 || (inter && ids[1] == 0)) {
         MPIR_Context_return_offered(op->offer, 0);
         MPIR_ERR_CHKANDJUMP(++op->rounds >= OFFER_ROUNDS, mpi_errno, MPI_ERR_OTHER, "**ulfm_cid");
-        return shrink_round(op);
+        return MPII_ULFM_shrink_round(op);
     }
     op->done = 1;
     local = MPL_malloc(comm->local_size * sizeof(int), MPL_MEM_OTHER);
@@ -196,7 +184,7 @@ static int shrink_decided(shrink_op_t * op, const MPIR_ULFM_outcome_t * outcome)
 
 /* Moves op on with what progress delivered; 1 once it ended (op->mpi_errno,
  * op->newcomm). */
-static int shrink_step(shrink_op_t * op)
+int MPII_ULFM_shrink_step(shrink_op_t * op)
 {
     MPIR_ULFM_outcome_t outcome;
     int flag;
@@ -212,7 +200,7 @@ static int shrink_step(shrink_op_t * op)
 
 static int shrink_wait_step(void *op)
 {
-    return shrink_step(op);
+    return MPII_ULFM_shrink_step(op);
 }
 
 int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
@@ -221,7 +209,7 @@ int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
 
     memset(&op, 0, sizeof(op));
     op.comm = comm;
-    op.mpi_errno = shrink_round(&op);
+    op.mpi_errno = MPII_ULFM_shrink_round(&op);
     if (op.mpi_errno == MPI_SUCCESS) {
         int mpi_errno = MPID_FT_wait(shrink_wait_step, &op, "a shrink");
         if (mpi_errno != MPI_SUCCESS)
@@ -229,48 +217,4 @@ int MPIR_ULFM_comm_shrink(MPIR_Comm * comm, MPIR_Comm ** newcomm)
     }
     *newcomm = op.newcomm;
     return op.mpi_errno;
-}
-
-/* ---- nonblocking: MPIX_Comm_ishrink ---------------------------------------------- */
-
-typedef struct {
-    MPIR_ULFM_nbop_t nb;
-    shrink_op_t shrink;
-    MPI_Comm *user_newcomm;
-} ishrink_t;
-
-static int ishrink_step(MPIR_ULFM_nbop_t * nb)
-{
-    ishrink_t *op = (ishrink_t *) nb;
-
-    if (!shrink_step(&op->shrink))
-        return 0;
-    *op->user_newcomm = op->shrink.newcomm ? op->shrink.newcomm->handle : MPI_COMM_NULL;
-    /* (made the ULFM class on the way out of MPI_Wait/MPI_Test) */
-    nb->req->status.MPI_ERROR = op->shrink.mpi_errno;
-    return 1;
-}
-
-int MPIR_ULFM_comm_ishrink(MPIR_Comm * comm, MPI_Comm * newcomm, MPIR_Request ** request)
-{
-    int mpi_errno = MPI_SUCCESS;
-    ishrink_t *op = MPL_calloc(1, sizeof(*op), MPL_MEM_OTHER);
-
-    *request = NULL;
-    MPIR_ERR_CHKANDJUMP(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    op->shrink.comm = comm;
-    mpi_errno = shrink_round(&op->shrink);
-    MPIR_ERR_CHECK(mpi_errno);
-    op->user_newcomm = newcomm;
-    mpi_errno = MPIR_ULFM_nbop_start(&op->nb, comm, ishrink_step, request);
-    if (mpi_errno != MPI_SUCCESS)
-        MPIR_Context_return_offered(op->shrink.offer, 0);
-    MPIR_ERR_CHECK(mpi_errno);
-    op = NULL;
-
-  fn_exit:
-    MPL_free(op);
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }

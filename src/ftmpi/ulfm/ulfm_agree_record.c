@@ -1,0 +1,183 @@
+/*
+ * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+ *
+ * The records of ULFM's agreements (ulfm_agree.c), and what a record
+ * takes from its communicator: the key that names it, the members with
+ * their process ids, and this process's acknowledged failures.
+ *
+ * A decided record answers late messages also after its communicator was
+ * freed (a takeover coordinator's QUERY). The key names the communicator
+ * by its context id, which a later communicator can get; the device holds
+ * the id of a freed communicator that ran an agreement for a while (its
+ * context_released event), so a message naming it cannot be about a
+ * newer communicator here, and the records go when the id is given back.
+ */
+
+#include "mpiimpl.h"
+#include "mpid_ft.h"
+#include "ulfm_impl.h"
+
+static instance_t *instances;
+
+static void free_instance(instance_t * in)
+{
+    MPL_free(in->asked);
+    MPL_free(in->queried);
+    MPL_free(in->found);
+    MPL_free(in->answered);
+    MPL_free(in->contributed);
+    MPL_free(in->acked_by_all);
+    MPL_free(in->absent);
+    MPL_free(in->pids);
+    MPL_free(in->and_mask);
+    MPL_free(in);
+}
+
+/* The record of agreement (context_id, seq), created when create is set;
+ * NULL when it does not exist, disagrees on the size or the bitmap's
+ * length, or memory ran out. */
+instance_t *MPII_ULFM_instance(uint32_t context_id, uint32_t seq, uint32_t size,
+                               uint32_t and_words, int create)
+{
+    instance_t *in;
+    for (in = instances; in; in = in->next)
+        if (in->context_id == context_id && in->seq == seq)
+            return in->size == size && in->and_words == and_words ? in : NULL;
+    if (!create)
+        return NULL;
+    size_t bytes = MPID_FT_SET_BYTES(size);
+    in = MPL_calloc(1, sizeof(*in), MPL_MEM_OTHER);
+    if (in == NULL)
+        return NULL;
+    in->asked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->answered = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->queried = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
+    in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
+    in->and_mask = MPL_malloc(and_words * sizeof(uint32_t) + 1, MPL_MEM_OTHER);
+    if (!in->asked || !in->answered || !in->queried || !in->contributed || !in->acked_by_all ||
+        !in->absent || !in->and_mask) {
+        free_instance(in);
+        return NULL;
+    }
+    memset(in->acked_by_all, 0xff, bytes);
+    memset(in->and_mask, 0xff, and_words * sizeof(uint32_t));
+    in->and_words = and_words;
+    in->context_id = context_id;
+    in->seq = seq;
+    in->size = size;
+    in->flag_and[0] = in->flag_and[1] = ~0;
+    in->parent_pid = -1;
+    in->failures_at_query = (unsigned) -1;
+    in->relayed_origin = -1;
+    in->next = instances;
+    instances = in;
+    return in;
+}
+
+/* Records older than the agreement before the current one are no longer
+ * asked about. */
+void MPII_ULFM_forget_older(uint32_t context_id, uint32_t seq)
+{
+    instance_t **p = &instances;
+    while (*p) {
+        instance_t *in = *p;
+        if (in->context_id == context_id && in->seq + 1 < seq) {
+            *p = in->next;
+            free_instance(in);
+        } else {
+            p = &in->next;
+        }
+    }
+}
+
+/* The device gave a freed communicator's context id back to MPICH: the
+ * records of that communicator's agreements (kept to answer late queries
+ * while the id was held) go. An intercommunicator's records are keyed by
+ * both groups' ids; this process's own is in the half of its group. */
+void MPIR_ULFM_context_released(uint32_t context_id)
+{
+    instance_t **p = &instances;
+    while (*p) {
+        instance_t *in = *p;
+        if (in->context_id == context_id ||
+            (in->entered && in->context_id > 0xffff && in->own_context == context_id)) {
+            *p = in->next;
+            free_instance(in);
+        } else {
+            p = &in->next;
+        }
+    }
+}
+
+/* ---- what a record takes from its communicator ---------------------------- */
+
+/* The agreement's key and members: an intracommunicator's own; both
+ * groups of an intercommunicator, keyed by both groups' receive context
+ * ids (never 0 for an intercommunicator's high group, so no
+ * intracommunicator's key) and numbered low group first. */
+uint32_t MPII_ULFM_agreement_key(MPIR_Comm * comm)
+{
+    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
+        return comm->context_id;
+    uint32_t own = comm->recvcontext_id, remote = comm->context_id;
+    return comm->is_low_group ? own | remote << 16 : remote | own << 16;
+}
+
+int MPIR_ULFM_first_member(MPIR_Comm * comm, int remote)
+{
+    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM || remote == !comm->is_low_group)
+        return 0;
+    return comm->is_low_group ? comm->local_size : comm->remote_size;
+}
+
+int MPII_ULFM_num_members(MPIR_Comm * comm)
+{
+    return comm->local_size + (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM ? comm->remote_size : 0);
+}
+
+int MPII_ULFM_members_of(MPIR_Comm * comm, int size, instance_t * in)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *local = comm;
+    int local_first = MPIR_ULFM_first_member(comm, 0);
+    int remote_first = MPIR_ULFM_first_member(comm, 1);
+
+    in->pids = MPL_malloc(size * sizeof(int), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(in->pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    in->high_group = size;
+    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
+        if (comm->local_comm == NULL) {
+            mpi_errno = MPII_Setup_intercomm_localcomm(comm);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        local = comm->local_comm;
+        in->high_group = MPL_MAX(local_first, remote_first);
+        for (int r = 0; r < comm->remote_size; r++)
+            in->pids[remote_first + r] = MPID_FT_comm_pid(comm, r);
+    }
+    for (int r = 0; r < comm->local_size; r++)
+        in->pids[local_first + r] = MPID_FT_comm_pid(local, r);
+    in->own_rank = local_first + comm->rank;
+    in->own_pid = in->pids[in->own_rank];
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Whether this process acknowledged member r's failure. An
+ * intercommunicator reports (and acknowledges) the remote group's
+ * failures only; its own group's count as acknowledged here, since only
+ * the other group can acknowledge them. */
+int MPII_ULFM_acknowledged(MPIR_Comm * comm, int r)
+{
+    if (comm->comm_kind != MPIR_COMM_KIND__INTERCOMM)
+        return MPID_FT_comm_acked(comm, r);
+    int remote_first = MPIR_ULFM_first_member(comm, 1);
+    if (r < remote_first || r >= remote_first + comm->remote_size)
+        return 1;
+    return MPID_FT_comm_acked(comm, r - remote_first);
+}
