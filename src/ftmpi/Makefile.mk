@@ -7,7 +7,8 @@
 if BUILD_FTMPI
 
 # MPICH's own sources include the layers' public headers by name
-AM_CPPFLAGS += -I$(top_srcdir)/src/ftmpi/recovery -I$(top_srcdir)/src/ftmpi/ulfm
+AM_CPPFLAGS += -I$(top_srcdir)/src/ftmpi/recovery -I$(top_srcdir)/src/ftmpi/coll \
+               -I$(top_srcdir)/src/ftmpi/ulfm
 
 include $(top_srcdir)/src/ftmpi/recovery/Makefile.mk
 include $(top_srcdir)/src/ftmpi/coll/Makefile.mk

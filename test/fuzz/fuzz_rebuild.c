@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
 
     if (MPIDI_FTDEV_rb_check(buf, len, from, num_pids) == NULL) {
         const MPIDI_FTDEV_rb_msg_t *m = (const MPIDI_FTDEV_rb_msg_t *) buf;
-        if (m->kind == MPIDI_FTDEV_RB_READY) {
+        FUZZ_ASSERT(m->head.sender == from);
+        if (m->head.kind == MPIDI_FTDEV_RB_READY) {
             FUZZ_ASSERT(len == sizeof(*m) + MPID_FT_SET_BYTES(num_pids));
         } else {
             const uint8_t *p = (const uint8_t *) (m + 1);
@@ -38,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
                 p += MPIDI_FTDEV_rb_entry_size(e->address_len);
             }
             FUZZ_ASSERT(p == buf + len);
-            if (m->kind == MPIDI_FTDEV_RB_HELLO)
+            if (m->head.kind == MPIDI_FTDEV_RB_HELLO)
                 FUZZ_ASSERT(m->count == 1);
             (void) sum;
         }

@@ -37,19 +37,19 @@ put('control', 'revoke', ctrl(8, 1, 5, 0x1234, 9))
 put('control', 'echo', ctrl(8, 3, 6, 3, 3, struct.pack('<I', 7)))
 put('control', 'unsealed', ctrl(8, 2, 1, 5, 2))
 
-# rebuild: world size, sender, then the message (MPIDI_FTDEV_rb_msg_t
-# and its entries)
-def rb(kind, epoch, entries):
-    return struct.pack('<IIII', kind, epoch, len(entries), 0) + bytes(16) + b''.join(entries)
+# rebuild: world size, sender, then the message (MPIDI_FTDEV_rb_msg_t,
+# which starts with the head {kind, seq, sender}, and its entries)
+def rb(kind, epoch, sender, entries):
+    return struct.pack('<IIiI', kind, epoch, sender, len(entries)) + bytes(16) + b''.join(entries)
 def entry(pid, state, addr, node):
     pad = (len(addr) + 7) & ~7
     contact = struct.pack('<IHHiQ', 0x0100007f, 4000, 0, 2000 + pid, 0)
     return struct.pack('<iIIi', pid, state, len(addr), node) + contact + addr + bytes(pad - len(addr))
 n = 6
-put('rebuild', 'ready', bytes([n - 1, 1]) + rb(1, 1, []) [:32] + bytes((n + 7) // 8))
-put('rebuild', 'hello', bytes([n - 1, 2]) + rb(2, 1, [entry(2, 2, b'A' * 13, 1)]))
-put('rebuild', 'welcome', bytes([n - 1, 0]) + rb(3, 1, [entry(p, 2 if p == 2 else 0, b'B' * (p + 5), p // 2) for p in range(n)]))
-put('rebuild', 'rebuilt', bytes([n - 1, 0]) + rb(4, 1, [entry(2, 2, b'C' * 21, 1), entry(4, 2, b'D' * 8, 2)]))
+put('rebuild', 'ready', bytes([n - 1, 1]) + rb(1, 1, 1, []) [:32] + bytes((n + 7) // 8))
+put('rebuild', 'hello', bytes([n - 1, 2]) + rb(2, 1, 2, [entry(2, 2, b'A' * 13, 1)]))
+put('rebuild', 'welcome', bytes([n - 1, 0]) + rb(3, 1, 0, [entry(p, 2 if p == 2 else 0, b'B' * (p + 5), p // 2) for p in range(n)]))
+put('rebuild', 'rebuilt', bytes([n - 1, 0]) + rb(4, 1, 0, [entry(2, 2, b'C' * 21, 1), entry(4, 2, b'D' * 8, 2)]))
 
 # channels: channel, world size, sender, receiver, then the message, which
 # starts with the head of mpid_ft.h: {kind, seq, sender}

@@ -4,20 +4,20 @@
 set pagination off
 thread apply all bt 30
 printf "---- state ----\n"
-print MPIDI_FTDEV_global.my_pid
-print MPIDI_FTDEV_global.epoch
-print MPIDI_FTDEV_global.failure_log_len
-print *MPIDI_FTDEV_global.failure_log@MPIDI_FTDEV_global.failure_log_len
-print MPIDI_FTDEV_global.progress_checks
-print *MPIDI_FTDEV_global.peer_state@MPIDI_FTDEV_global.num_pids
-print *MPIDI_FTDEV_global.peer_finalizing@MPIDI_FTDEV_global.num_pids
+print MPIDI_FTDEV_global.world.my_pid
+print MPIDI_FTDEV_global.epoch.current
+print MPIDI_FTDEV_global.failures.log_len
+print *MPIDI_FTDEV_global.failures.log@MPIDI_FTDEV_global.failures.log_len
+print MPIDI_FTDEV_global.failures.progress_checks
+print *MPIDI_FTDEV_global.peers.state@MPIDI_FTDEV_global.world.num_pids
+print *MPIDI_FTDEV_global.peers.finalizing@MPIDI_FTDEV_global.world.num_pids
 print ft
 print in_recovery
 printf "---- tracked requests ----\n"
-print *MPIDI_FTDEV_global.peer_reqs@MPIDI_FTDEV_global.num_pids
-print MPIDI_FTDEV_global.wildcard_reqs
-if MPIDI_FTDEV_global.wildcard_reqs
-  print *MPIDI_FTDEV_global.wildcard_reqs
+print *MPIDI_FTDEV_global.peers.reqs@MPIDI_FTDEV_global.world.num_pids
+print MPIDI_FTDEV_global.peers.wildcard_reqs
+if MPIDI_FTDEV_global.peers.wildcard_reqs
+  print *MPIDI_FTDEV_global.peers.wildcard_reqs
 end
 printf "---- agreement ----\n"
 print ag

@@ -14,7 +14,7 @@
 static ucs_status_t drop_message(const char *what, size_t length)
 {
     fprintf(stderr, "FT-MPICH: rank %d: dropped an active message of %zu bytes: %s\n",
-            MPIDI_FTDEV_global.my_pid, length, what);
+            MPIDI_FTDEV_global.world.my_pid, length, what);
     return UCS_OK;
 }
 
@@ -41,7 +41,7 @@ ucs_status_t MPIDI_FTDEV_am_recv_cb(void *arg, const void *header, size_t header
     /* A message of an epoch before the last recovery is stale: what it is
      * about (a window, a partitioned request) was destroyed, and in RESET
      * mode nothing sent before a recovery arrives after it. */
-    if (hdr.epoch < MPIDI_FTDEV_global.epoch)
+    if (hdr.epoch < MPIDI_FTDEV_global.epoch.current)
         return UCS_OK;
 
     if ((uintptr_t) data % sizeof(uint64_t)) {

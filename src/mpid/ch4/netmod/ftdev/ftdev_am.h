@@ -51,7 +51,7 @@ MPL_STATIC_INLINE_PREFIX MPIDI_FTDEV_am_buf_t *MPIDI_FTDEV_am_buf_create(int han
         return NULL;
     b->hdr.handler_id = handler_id;
     b->hdr.pad = 0;
-    b->hdr.epoch = MPIDI_FTDEV_global.epoch;
+    b->hdr.epoch = MPIDI_FTDEV_global.epoch.current;
     b->hdr.am_hdr_sz = am_hdr_sz;
     b->hdr.data_sz = data_sz;
     MPIR_Memcpy(b + 1, am_hdr, am_hdr_sz);

@@ -12,7 +12,7 @@
 
 uint32_t MPID_FT_epoch(void)
 {
-    return MPIDI_FTDEV_global.epoch;
+    return MPIDI_FTDEV_global.epoch.current;
 }
 
 int MPID_FT_comm_local_pid(MPIR_Comm * comm, int rank)
@@ -28,7 +28,7 @@ int MPID_FT_comm_local_pid(MPIR_Comm * comm, int rank)
 
 int MPID_FT_proc_is_blank(int pid)
 {
-    return pid >= 0 && MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_BLANK;
+    return pid >= 0 && MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_BLANK;
 }
 
 void **MPID_FT_comm_coll_slot(MPIR_Comm * comm)
@@ -44,7 +44,7 @@ int MPIDI_FTDEV_group_taking_part(MPIR_Group * group, MPIR_Group ** part)
     int *ranks = NULL;
 
     *part = NULL;
-    if (!MPIDI_FTDEV_global.coll_divert)
+    if (!MPIDI_FTDEV_global.upper.coll_divert)
         goto fn_exit;
     ranks = MPL_malloc(group->size * sizeof(int), MPL_MEM_GROUP);
     MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");

@@ -13,8 +13,8 @@
 
 
 #define MPID_COLL_DIVERT(comm_) \
-    (unlikely(MPIDI_FTDEV_global.coll_divert) && MPIDI_FTDEV_global.events.coll_diverts && \
-     MPIDI_FTDEV_global.events.coll_diverts(comm_))
+    (unlikely(MPIDI_FTDEV_global.upper.coll_divert) && MPIDI_FTDEV_global.upper.events.coll_diverts && \
+     MPIDI_FTDEV_global.upper.events.coll_diverts(comm_))
 
 /* ftdev runs one VCI and never reads a communicator's sequence number:
  * committing one broadcasts none (comm-seq-unused-no-broadcast.patch). */

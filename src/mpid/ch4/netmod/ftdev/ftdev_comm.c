@@ -89,17 +89,17 @@ int MPIDI_FTDEV_context_is_held(uint32_t context_id)
 static void release_context(MPIR_Context_id_t context_id)
 {
     MPID_FT_TRACE("comm free: context id %#x given back", context_id);
-    MPIDI_FTDEV_global.fault_generation++;
-    if (MPIDI_FTDEV_global.worker)
+    MPIDI_FTDEV_global.failures.generation++;
+    if (MPIDI_FTDEV_global.ucx.worker)
         MPIDI_FTDEV_drain_context(context_id);
-    if (MPIDI_FTDEV_global.events.context_released)
-        MPIDI_FTDEV_global.events.context_released(context_id);
+    if (MPIDI_FTDEV_global.upper.events.context_released)
+        MPIDI_FTDEV_global.upper.events.context_released(context_id);
     MPIR_Free_contextid(context_id);
 }
 
 static void hold_context(MPIR_Context_id_t context_id)
 {
-    MPIDI_FTDEV_global.fault_generation++;
+    MPIDI_FTDEV_global.failures.generation++;
     if (num_held < HELD_CONTEXT_IDS) {
         held_context[num_held++] = context_id;
         return;
@@ -165,13 +165,13 @@ int MPIDI_FTDEV_mpi_comm_commit_pre_hook(MPIR_Comm * comm)
     c->num_acked = 0;
     c->agreements = 0;
     c->holds_context = 0;
-    MPIDI_FTDEV_global.fault_generation++;
-    c->failed_member_generation = MPIDI_FTDEV_global.fault_generation - 1;
+    MPIDI_FTDEV_global.failures.generation++;
+    c->failed_member_generation = MPIDI_FTDEV_global.failures.generation - 1;
     if (!is_builtin_world_or_self(comm)) {
-        c->next = MPIDI_FTDEV_global.comms;
+        c->next = MPIDI_FTDEV_global.objects.comms;
         if (c->next)
             MPIDI_FTDEV_COMM(c->next).prev = comm;
-        MPIDI_FTDEV_global.comms = comm;
+        MPIDI_FTDEV_global.objects.comms = comm;
     }
     int mpi_errno = build_pid_map(comm);
     if (new_comm_observer)
@@ -208,7 +208,7 @@ static int drop_leftover_messages(MPIR_Comm * comm)
      * keeps old messages apart by the epoch in the tag (RESET) or on
      * purpose for the survivors (CONT); only ULFM and IGNORE hand a freed
      * id to whatever communicator MPICH allocates next */
-    if (MPIDI_FTDEV_global.worker == NULL || MPIDI_FTDEV_global.policy.halts_on_failure ||
+    if (MPIDI_FTDEV_global.ucx.worker == NULL || MPIDI_FTDEV_global.upper.policy.halts_on_failure ||
         (!comm->revoked && !has_failed_peer(comm)))
         return 0;
     MPID_FT_TRACE("comm free: communicator %#x outlived a failure; what is left of its "
@@ -220,27 +220,27 @@ static int drop_leftover_messages(MPIR_Comm * comm)
 int MPIDI_FTDEV_mpi_comm_free_hook(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
-    if (MPIDI_FTDEV_global.events.comm_freed)
-        MPIDI_FTDEV_global.events.comm_freed(comm);
+    if (MPIDI_FTDEV_global.upper.events.comm_freed)
+        MPIDI_FTDEV_global.upper.events.comm_freed(comm);
     int left_behind = drop_leftover_messages(comm);
     /* a communicator of its own: MPICH frees no id for node-level and
      * intercommunicators' local ones */
-    c->holds_context = !is_builtin_world_or_self(comm) && MPIDI_FTDEV_global.worker &&
+    c->holds_context = !is_builtin_world_or_self(comm) && MPIDI_FTDEV_global.ucx.worker &&
         !MPIR_CONTEXT_READ_FIELD(SUBCOMM, comm->recvcontext_id) &&
         !MPIR_CONTEXT_READ_FIELD(IS_LOCALCOMM, comm->recvcontext_id) &&
         !MPIR_CONTEXT_READ_FIELD(DYNAMIC_PROC, comm->recvcontext_id) &&
         (left_behind || c->agreements > 0);
     if (comm->revoked)
-        MPIDI_FTDEV_global.num_refusal_causes--;
+        MPIDI_FTDEV_global.failures.num_refusal_causes--;
     MPL_free(c->pid);
     MPL_free(c->rank);
     c->pid = c->rank = NULL;
-    MPIDI_FTDEV_global.fault_generation++;
+    MPIDI_FTDEV_global.failures.generation++;
     if (!is_builtin_world_or_self(comm)) {
         if (c->prev)
             MPIDI_FTDEV_COMM(c->prev).next = c->next;
         else
-            MPIDI_FTDEV_global.comms = c->next;
+            MPIDI_FTDEV_global.objects.comms = c->next;
         if (c->next)
             MPIDI_FTDEV_COMM(c->next).prev = c->prev;
     }

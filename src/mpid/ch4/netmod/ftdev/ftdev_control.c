@@ -104,7 +104,7 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     out->len = len;
     out->msg.type = type;
     out->msg.pid = about;
-    out->msg.from = MPIDI_FTDEV_global.my_tag_pid;
+    out->msg.from = MPIDI_FTDEV_global.world.my_tag_pid;
     if (len)
         memcpy(&out->msg + 1, payload, len);
     /* a process whose failure closed its endpoint (a protocol may still
@@ -161,8 +161,8 @@ void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int 
         int side[2] = { (me + d) % n, (me - d % n + n) % n };
         for (int i = 0; i < (side[0] == side[1] ? 1 : 2); i++) {
             int pid = comm ? MPID_FT_comm_pid(comm, side[i]) : side[i];
-            if (pid != MPIDI_FTDEV_global.my_pid &&
-                MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+            if (pid != MPIDI_FTDEV_global.world.my_pid &&
+                MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE)
                 MPIDI_FTDEV_send_ctrl(pid, type, about, NULL, 0, NULL);
         }
     }
@@ -175,10 +175,10 @@ static ucs_status_t bad_message(int from, const char *what)
 {
     MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
     if (from < 0)
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s\n", MPIDI_FTDEV_global.my_pid, what);
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s\n", MPIDI_FTDEV_global.world.my_pid, what);
     else
         fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
-                MPIDI_FTDEV_global.my_pid, what, from);
+                MPIDI_FTDEV_global.world.my_pid, what, from);
     return UCS_OK;
 }
 
@@ -203,8 +203,8 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
         return bad_message(msg.from, "control message from no process known here");
     msg.from = from;
     wrong = MPIDI_FTDEV_ctrl_check(msg.type, msg.pid, length - sizeof(msg),
-                                   MPIDI_FTDEV_global.num_pids,
-                                   from < MPIDI_FTDEV_global.num_pids);
+                                   MPIDI_FTDEV_global.world.num_pids,
+                                   from < MPIDI_FTDEV_global.world.num_pids);
     if (wrong == NULL && owner[msg.type].handler == NULL)
         wrong = "control message of a type nobody handles";
     if (wrong)

@@ -35,11 +35,11 @@ static int run_checks(int *settled)
 
     /* CONT keeps the application's requests pending across a failure; its
      * waits and tests return MPI_ERR_OTHER until the survivors recover */
-    if (pending && MPIDI_FTDEV_global.unmatched_bits && MPID_in_application_wait)
+    if (pending && MPIDI_FTDEV_global.epoch.unmatched_bits && MPID_in_application_wait)
         return MPIDI_FTDEV_failure_error(-1);
-    if (MPIDI_FTDEV_global.rma_watch_win) {
-        int err = MPIDI_FTDEV_rma_refuse(MPIDI_FTDEV_global.rma_watch_win,
-                                         MPIDI_FTDEV_global.rma_watch_target);
+    if (MPIDI_FTDEV_global.failures.rma_watch_win) {
+        int err = MPIDI_FTDEV_rma_refuse(MPIDI_FTDEV_global.failures.rma_watch_win,
+                                         MPIDI_FTDEV_global.failures.rma_watch_target);
         if (err != MPI_SUCCESS)
             return err;
     }
@@ -58,12 +58,12 @@ int MPIDI_FTDEV_progress_checks(void)
     int settled = 0;
     int err = run_checks(&settled);
     if (settled) {
-        __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&MPIDI_FTDEV_global.failures.progress_checks, 0, __ATOMIC_SEQ_CST);
         /* the heartbeat thread sets the flag with its news at any moment:
          * news that came after the checks looked must not wait for a
          * call that the cleared flag would never make */
         if (__atomic_load_n(&MPIDI_FTDEV_hb.news, __ATOMIC_SEQ_CST))
-            MPIDI_FTDEV_global.progress_checks = 1;
+            MPIDI_FTDEV_global.failures.progress_checks = 1;
     }
     return err;
 }
@@ -73,7 +73,7 @@ int MPID_FT_launcher_list_needed(void)
     /* what the watch saw goes first, so that the failure it names is
      * handled before anything waits on mpiexec */
     MPIDI_FTDEV_heartbeat_failures();
-    if (MPIDI_FTDEV_global.is_replacement) {
+    if (MPIDI_FTDEV_global.rebuild.is_replacement) {
         MPID_FT_TRACE("failure notice: the launcher's list is not fetched (it names the "
                       "ranks of another process group)");
         return 0;

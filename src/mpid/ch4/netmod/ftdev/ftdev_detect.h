@@ -44,7 +44,7 @@ int MPIDI_FTDEV_echo_under_way(void);
  * those of the application in CONT mode until the recovery (the requests
  * stay pending, see ftdev_failure.c), and an RMA synchronization that the
  * failure concerns (ftdev_rma.h). Called by progress while
- * MPIDI_FTDEV_global.progress_checks is set; clears it when nothing is
+ * MPIDI_FTDEV_global.failures.progress_checks is set; clears it when nothing is
  * left to check. */
 int MPIDI_FTDEV_progress_checks(void);
 

@@ -57,15 +57,15 @@ int MPIDI_FTDEV_drain(uint64_t tag, uint64_t mask)
         MPIDI_FTDEV_CHK_STATUS(status);
         have_discard_dt = 1;
     }
-    while ((msg = ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, tag, mask, 1, &info))) {
+    while ((msg = ucp_tag_probe_nb(MPIDI_FTDEV_global.ucx.worker, tag, mask, 1, &info))) {
         ucp_request_param_t param = {
             .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK,
             .datatype = discard_dt,
             .cb.recv = discard_done_cb,
         };
-        ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.worker, NULL, info.length,
+        ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.ucx.worker, NULL, info.length,
                                                   msg, &param);
-        MPIDI_FTDEV_global.drained++;
+        MPIDI_FTDEV_global.epoch.drained++;
         if (r && !UCS_PTR_IS_ERR(r))
             ucp_request_free(r);
     }

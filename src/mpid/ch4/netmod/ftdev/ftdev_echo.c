@@ -51,14 +51,14 @@ static struct {
  * (process ids, cyclically), or ends the check when there is none. */
 static void echo_ask(int after)
 {
-    int n = MPIDI_FTDEV_global.num_pids, peer = -1;
+    int n = MPIDI_FTDEV_global.world.num_pids, peer = -1;
     uint32_t seq = echo.seq + 1;
 
     for (int i = 1; i <= n && peer < 0; i++) {
         int p = (after + i) % n;
-        if (p != MPIDI_FTDEV_global.my_pid && MPIDI_FTDEV_on_my_node(p) &&
-            MPIDI_FTDEV_global.peer_state[p] == MPIDI_FTDEV_PEER_ALIVE &&
-            !MPIDI_FTDEV_global.peer_finalizing[p] && !MPIDI_FTDEV_hb.suspected[p])
+        if (p != MPIDI_FTDEV_global.world.my_pid && MPIDI_FTDEV_on_my_node(p) &&
+            MPIDI_FTDEV_global.peers.state[p] == MPIDI_FTDEV_PEER_ALIVE &&
+            !MPIDI_FTDEV_global.peers.finalizing[p] && !MPIDI_FTDEV_hb.suspected[p])
             peer = p;
     }
     if (peer < 0) {
@@ -70,15 +70,15 @@ static void echo_ask(int after)
     MPL_wtime(&echo.asked_at);
     MPID_FT_TRACE("echo: check %u asks process %d whether this process still receives", seq,
                   peer);
-    MPIDI_FTDEV_send_ctrl(peer, MPIDI_FTDEV_CTRL_ECHO, MPIDI_FTDEV_global.my_pid, &seq,
+    MPIDI_FTDEV_send_ctrl(peer, MPIDI_FTDEV_CTRL_ECHO, MPIDI_FTDEV_global.world.my_pid, &seq,
                           sizeof(seq), NULL);
-    MPIDI_FTDEV_global.progress_checks = 1;
+    MPIDI_FTDEV_global.failures.progress_checks = 1;
 }
 
 void MPIDI_FTDEV_echo_start(int dead)
 {
     if (MPIDI_FTDEV_hb.running && MPIDI_FTDEV_on_my_node(dead))
-        echo_ask(MPIDI_FTDEV_global.my_pid);
+        echo_ask(MPIDI_FTDEV_global.world.my_pid);
 }
 
 /* The check number an echo message from `from` carries; 0 (no check)
@@ -88,7 +88,7 @@ static uint32_t echo_number(int from, const char *what, const void *payload, siz
     uint32_t seq = 0;
     if (len != sizeof(seq))
         fprintf(stderr, "FT-MPICH: rank %d: dropped an echo %s of %zu bytes from rank %d\n",
-                MPIDI_FTDEV_global.my_pid, what, len, from);
+                MPIDI_FTDEV_global.world.my_pid, what, len, from);
     else
         memcpy(&seq, payload, sizeof(seq));
     return seq;
@@ -99,7 +99,7 @@ static uint32_t echo_number(int from, const char *what, const void *payload, siz
 static void echo_request(int from, int about, const void *payload, size_t len)
 {
     uint32_t seq = echo_number(from, "request", payload, len);
-    if (seq == 0 || MPIDI_FTDEV_global.peer_state[from] != MPIDI_FTDEV_PEER_ALIVE)
+    if (seq == 0 || MPIDI_FTDEV_global.peers.state[from] != MPIDI_FTDEV_PEER_ALIVE)
         return;
     if (echo.received)
         __atomic_store_n(&echo.received[from], seq, __ATOMIC_RELEASE);
@@ -110,7 +110,7 @@ static void echo_reply_sent(int to, int about, const void *payload, size_t len)
 {
     uint32_t seq;
     memcpy(&seq, payload, sizeof(seq));
-    if (echo.answered && to >= 0 && to < MPIDI_FTDEV_global.num_pids)
+    if (echo.answered && to >= 0 && to < MPIDI_FTDEV_global.world.num_pids)
         __atomic_store_n(&echo.answered[to], seq, __ATOMIC_RELEASE);
 }
 
@@ -151,8 +151,8 @@ void MPIDI_FTDEV_echo_progress(void)
     MPL_wtime_diff(&echo.asked_at, &now, &waited);
     /* a peer that does not answer, and whose thread does not say it did,
      * may be busy outside MPI, or deaf itself: ask another */
-    if (MPIDI_FTDEV_global.peer_state[echo.peer] != MPIDI_FTDEV_PEER_ALIVE ||
-        MPIDI_FTDEV_global.peer_finalizing[echo.peer] ||
+    if (MPIDI_FTDEV_global.peers.state[echo.peer] != MPIDI_FTDEV_PEER_ALIVE ||
+        MPIDI_FTDEV_global.peers.finalizing[echo.peer] ||
         (__atomic_load_n(&echo.written, __ATOMIC_ACQUIRE) != echo.seq &&
          waited * 1e3 > ECHO_PEER_PATIENCE * MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT))
         echo_ask(echo.peer);
@@ -189,7 +189,7 @@ void MPIDI_FTDEV_echo_watch(double now, double period, double timeout)
         fprintf(stderr, "FT-MPICH: process %d receives nothing since a process of its node died "
                 "(process %d %s %.0f ms ago: a process killed while writing into "
                 "its shared-memory queue leaves the queue blocked); it leaves the job as failed\n",
-                MPIDI_FTDEV_global.my_pid, peer, echo.stuck ?
+                MPIDI_FTDEV_global.world.my_pid, peer, echo.stuck ?
                 "found its answer to the check could not be written into that queue" :
                 "answered its check", now - echo.written_at);
         _exit(1);

@@ -42,7 +42,7 @@ static void declare_broken(int pid, ucs_status_t status)
 static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     int pid = (int) (intptr_t) arg;
-    MPIDI_FTDEV_global.failures_learned++;
+    MPIDI_FTDEV_global.failures.learned++;
     if (ep_error_filter && ep_error_filter(pid))
         return;
     if (num_broken == max_broken) {
@@ -58,12 +58,12 @@ static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     broken[num_broken].pid = pid;
     broken[num_broken].status = status;
     num_broken++;
-    MPIDI_FTDEV_global.progress_checks = 1;
+    MPIDI_FTDEV_global.failures.progress_checks = 1;
 }
 
 void MPIDI_FTDEV_declare_broken_connections(void)
 {
-    if (num_broken == 0 || MPIDI_FTDEV_global.in_worker_progress)
+    if (num_broken == 0 || MPIDI_FTDEV_global.ucx.in_worker_progress)
         return;
     MPIDI_FTDEV_take_what_arrived();
     /* taking may break more connections: those are declared here too */
@@ -82,13 +82,13 @@ int MPIDI_FTDEV_create_ep(int pid, const ucp_address_t * address, ucp_ep_h * ep)
         .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
         .address = address,
     };
-    if (pid != MPIDI_FTDEV_global.my_pid) {
+    if (pid != MPIDI_FTDEV_global.world.my_pid) {
         params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
         params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
         params.err_handler.cb = ep_error_cb;
         params.err_handler.arg = (void *) (intptr_t) pid;
     }
-    ucs_status_t status = ucp_ep_create(MPIDI_FTDEV_global.worker, &params, ep);
+    ucs_status_t status = ucp_ep_create(MPIDI_FTDEV_global.ucx.worker, &params, ep);
     MPIDI_FTDEV_CHK_STATUS(status);
 
   fn_exit:
@@ -112,6 +112,6 @@ int MPIDI_FTDEV_keep_address_copy(void **slot, size_t * slot_len, const void *ad
 
 int MPIDI_FTDEV_save_address(int pid, const void *address, size_t len)
 {
-    return MPIDI_FTDEV_keep_address_copy(&MPIDI_FTDEV_global.peer_address[pid],
-                                         &MPIDI_FTDEV_global.peer_address_len[pid], address, len);
+    return MPIDI_FTDEV_keep_address_copy(&MPIDI_FTDEV_global.rebuild.peer_address[pid],
+                                         &MPIDI_FTDEV_global.rebuild.peer_address_len[pid], address, len);
 }

@@ -21,7 +21,7 @@ int MPID_FT_world_rank_of_pid(int pid)
 
 MPIR_Comm *MPID_FT_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
 {
-    MPIR_Comm *comm = MPIDI_FTDEV_global.comms;
+    MPIR_Comm *comm = MPIDI_FTDEV_global.objects.comms;
     while (comm && (comm == skip1 || comm == skip2))
         comm = MPIDI_FTDEV_COMM(comm).next;
     return comm;
@@ -40,7 +40,7 @@ MPIR_Comm *MPID_FT_next_user_comm(MPIR_Comm * skip1, MPIR_Comm * skip2)
  * A communicator's node_comm and node_roots_comm carry its collectives:
  * one pattern, blind to the sub-communicator field of the context id,
  * covers the three. The patterns are worked out again only when
- * fault_generation moved, not at every progress call. */
+ * failures.generation moved, not at every progress call. */
 static MPIDI_FTDEV_tag_pattern_t *stale_patterns;
 static int num_stale_patterns, max_stale_patterns;
 static unsigned long stale_patterns_generation;
@@ -91,7 +91,7 @@ static int find_stale_patterns(void)
     num_stale_patterns = 0;
     mpi_errno = add_stale_traffic_of(MPIR_Process.comm_world);
     MPIR_ERR_CHECK(mpi_errno);
-    for (MPIR_Comm * comm = MPIDI_FTDEV_global.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next) {
+    for (MPIR_Comm * comm = MPIDI_FTDEV_global.objects.comms; comm; comm = MPIDI_FTDEV_COMM(comm).next) {
         mpi_errno = add_stale_traffic_of(comm);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -100,7 +100,7 @@ static int find_stale_patterns(void)
                                                                   MPIR_CONTEXT_SUFFIX_MASK));
         MPIR_ERR_CHECK(mpi_errno);
     }
-    stale_patterns_generation = MPIDI_FTDEV_global.fault_generation;
+    stale_patterns_generation = MPIDI_FTDEV_global.failures.generation;
     have_stale_patterns = 1;
   fn_exit:
     return mpi_errno;
@@ -114,20 +114,20 @@ int MPIDI_FTDEV_drain_stale(int pending, int *stale)
     /* the epoch the failure happened in, which the recovery may already
      * have left while it goes on (a rebuild): the new one's messages are
      * good */
-    uint64_t doomed = MPIDI_FTDEV_global.doomed_epoch_bits;
+    uint64_t doomed = MPIDI_FTDEV_global.epoch.doomed_bits;
 
     *stale = pending;
     if (pending) {
         uint64_t coll = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_INTRA_COLL);
         uint64_t suffix = MPIDI_FTDEV_CONTEXT_FIELD(MPIR_CONTEXT_SUFFIX_MASK);
-        if (MPIDI_FTDEV_global.unmatched_bits)
+        if (MPIDI_FTDEV_global.epoch.unmatched_bits)
             return MPIDI_FTDEV_drain(doomed | coll, MPIDI_FTDEV_EPOCH_MASK | suffix);
         return MPIDI_FTDEV_drain(doomed, MPIDI_FTDEV_EPOCH_MASK);
     }
-    if (MPIDI_FTDEV_global.policy.halts_on_failure)
+    if (MPIDI_FTDEV_global.upper.policy.halts_on_failure)
         return MPI_SUCCESS;
-    int first = !MPIDI_FTDEV_global.stale_traffic;
-    MPIDI_FTDEV_global.stale_traffic = 1;
+    int first = !MPIDI_FTDEV_global.epoch.stale_traffic;
+    MPIDI_FTDEV_global.epoch.stale_traffic = 1;
     return MPIDI_FTDEV_drain_stale_traffic(first);
 }
 
@@ -153,15 +153,15 @@ int MPIDI_FTDEV_drain_stale_traffic(int now)
 {
     int mpi_errno = MPI_SUCCESS;
     static unsigned busy_calls, backoff;
-    unsigned long drained_before = MPIDI_FTDEV_global.drained;
+    unsigned long drained_before = MPIDI_FTDEV_global.epoch.drained;
 
-    if (MPIDI_FTDEV_global.worker_events == MPIDI_FTDEV_global.stale_drained_at_events && !now)
+    if (MPIDI_FTDEV_global.ucx.worker_events == MPIDI_FTDEV_global.epoch.stale_drained_at_events && !now)
         return MPI_SUCCESS;
     int patterns_current = have_stale_patterns &&
-        stale_patterns_generation == MPIDI_FTDEV_global.fault_generation;
+        stale_patterns_generation == MPIDI_FTDEV_global.failures.generation;
     if (!patterns_current)
         backoff = 0;
-    if (!now && MPIDI_FTDEV_global.idle_polls < (MPIDI_FTDEV_DRAIN_IDLE_POLLS << backoff) &&
+    if (!now && MPIDI_FTDEV_global.ucx.idle_polls < (MPIDI_FTDEV_DRAIN_IDLE_POLLS << backoff) &&
         ++busy_calls < (MPIDI_FTDEV_DRAIN_BUSY_CALLS << backoff) && patterns_current)
         return MPI_SUCCESS;
     busy_calls = 0;
@@ -176,7 +176,7 @@ int MPIDI_FTDEV_drain_stale_traffic(int now)
         MPIR_ERR_CHECK(mpi_errno);
     } else {
         if (!have_stale_patterns ||
-            stale_patterns_generation != MPIDI_FTDEV_global.fault_generation) {
+            stale_patterns_generation != MPIDI_FTDEV_global.failures.generation) {
             mpi_errno = find_stale_patterns();
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -185,8 +185,8 @@ int MPIDI_FTDEV_drain_stale_traffic(int now)
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
-    MPIDI_FTDEV_global.stale_drained_at_events = MPIDI_FTDEV_global.worker_events;
-    if (MPIDI_FTDEV_global.drained != drained_before)
+    MPIDI_FTDEV_global.epoch.stale_drained_at_events = MPIDI_FTDEV_global.ucx.worker_events;
+    if (MPIDI_FTDEV_global.epoch.drained != drained_before)
         backoff = 0;
     else if (backoff < MPIDI_FTDEV_DRAIN_MAX_BACKOFF)
         backoff++;
@@ -202,7 +202,7 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
 {
     int mpi_errno = MPI_SUCCESS;
 
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++) {
         if (!MPID_FT_set_has(dead, pid))
             continue;
         /* the survivors may have known of failures this process had not
@@ -210,10 +210,10 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
         MPIDI_FTDEV_peer_failed(pid, "agreed on in recovery");
         if (blank) {
             MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_BLANK);
-            MPIDI_FTDEV_global.coll_divert = 1;
+            MPIDI_FTDEV_global.upper.coll_divert = 1;
         }
         mpi_errno = MPIDI_FTDEV_drain(MPIDI_FTDEV_sender_pattern(pid),
-                                      MPIDI_FTDEV_global.pid_mask);
+                                      MPIDI_FTDEV_global.tag.pid_mask);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -223,18 +223,18 @@ int MPID_FT_begin_epoch(uint32_t epoch, const uint8_t * dead, int blank)
      * the new world (where a replacement counts from 0) */
     MPIDIG_COMM(MPIR_Process.comm_world, window_instance) = 0;
     MPID_FT_TRACE("epoch: %u begins", epoch);
-    MPIDI_FTDEV_global.epoch = epoch;
-    MPIDI_FTDEV_global.epoch_bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
+    MPIDI_FTDEV_global.epoch.current = epoch;
+    MPIDI_FTDEV_global.epoch.bits = ((uint64_t) epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
         MPIDI_FTDEV_EPOCH_MASK;
     /* what older epochs sent can never match again: nothing in RESET, the
      * traffic of collectives in CONT (see MPIDI_FTDEV_recv_mask) */
-    uint64_t context_mask = MPIDI_FTDEV_global.unmatched_bits ?
+    uint64_t context_mask = MPIDI_FTDEV_global.epoch.unmatched_bits ?
         (uint64_t) MPIR_CONTEXT_SUFFIX_MASK << MPIDI_FTDEV_CONTEXT_ID_SHIFT : 0;
-    uint64_t context_bits = MPIDI_FTDEV_global.unmatched_bits ?
+    uint64_t context_bits = MPIDI_FTDEV_global.epoch.unmatched_bits ?
         (uint64_t) MPIR_CONTEXT_INTRA_COLL << MPIDI_FTDEV_CONTEXT_ID_SHIFT : 0;
     for (uint64_t e = 0; e < (1 << MPIDI_FTDEV_EPOCH_BITS); e++) {
         uint64_t bits = e << MPIDI_FTDEV_EPOCH_SHIFT;
-        if (bits == MPIDI_FTDEV_global.epoch_bits)
+        if (bits == MPIDI_FTDEV_global.epoch.bits)
             continue;
         mpi_errno = MPIDI_FTDEV_drain(bits | context_bits, MPIDI_FTDEV_EPOCH_MASK | context_mask);
         MPIR_ERR_CHECK(mpi_errno);

@@ -64,7 +64,7 @@ static void orphan(MPIR_Request * req, int err)
  * still receive after the recovery, cannot wait for that: it ends at once. */
 static int send_runs_to_its_end(MPIR_Request * req)
 {
-    return !(MPIDI_FTDEV_global.unmatched_bits && MPIDI_FTDEV_REQ(req).blocking &&
+    return !(MPIDI_FTDEV_global.epoch.unmatched_bits && MPIDI_FTDEV_REQ(req).blocking &&
              !MPIDI_FTDEV_REQ(req).coll_comm);
 }
 
@@ -83,7 +83,7 @@ static void fail_request(MPIR_Request * req, int err, int dead_pid)
      * error code of MPICH's error stack, whose ring holds only the latest
      * errors; thousands of requests ended at once (a revocation) would
      * otherwise hand their waits codes long overwritten. */
-    if (MPIDI_FTDEV_global.policy.ulfm)
+    if (MPIDI_FTDEV_global.upper.policy.ulfm)
         err = MPIR_ERR_GET_CLASS(err);
     int with_dead = dead_pid >= 0 &&
         MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid);
@@ -99,7 +99,7 @@ static void fail_request(MPIR_Request * req, int err, int dead_pid)
         orphan(req, err);
     else
         MPIDI_FTDEV_REQ(req).fail_err = err;
-    ucp_request_cancel(MPIDI_FTDEV_global.worker, ucp_request);
+    ucp_request_cancel(MPIDI_FTDEV_global.ucx.worker, ucp_request);
 }
 
 static int comm_has_pid(MPIR_Comm * comm, int pid)
@@ -121,7 +121,7 @@ static MPIR_Comm *carried_comm(MPIR_Comm * comm)
     MPIR_Comm *c = MPIR_Process.comm_world;
     if (c->node_comm == comm || c->node_roots_comm == comm)
         return c;
-    for (c = MPIDI_FTDEV_global.comms; c; c = MPIDI_FTDEV_COMM(c).next)
+    for (c = MPIDI_FTDEV_global.objects.comms; c; c = MPIDI_FTDEV_COMM(c).next)
         if (c->node_comm == comm || c->node_roots_comm == comm)
             return c;
     return NULL;
@@ -145,7 +145,7 @@ static int involves(MPIR_Request * req, int dead_pid)
         return comm_has_pid(coll_comm, dead_pid) || comm_has_pid(carried_comm(coll_comm), dead_pid);
     /* ULFM: a wildcard receive waits; MPICH's waits report the failure
      * as pending until it is acknowledged (MPID_Comm_AS_enabled) */
-    return list == &MPIDI_FTDEV_global.wildcard_reqs && !MPIDI_FTDEV_global.policy.ulfm &&
+    return list == &MPIDI_FTDEV_global.peers.wildcard_reqs && !MPIDI_FTDEV_global.upper.policy.ulfm &&
         comm_has_pid(req->comm, dead_pid);
 }
 
@@ -157,9 +157,9 @@ static int involves(MPIR_Request * req, int dead_pid)
  * the recovery after which they can complete. */
 static int ends_now(MPIR_Request * req, int dead_pid)
 {
-    if (!MPIDI_FTDEV_global.policy.halts_on_failure)
+    if (!MPIDI_FTDEV_global.upper.policy.halts_on_failure)
         return involves(req, dead_pid);
-    if (!MPIDI_FTDEV_global.unmatched_bits)
+    if (!MPIDI_FTDEV_global.epoch.unmatched_bits)
         return 1;
     return MPIDI_FTDEV_REQ(req).list == MPIDI_FTDEV_peer_list(dead_pid) ||
         MPIDI_FTDEV_REQ(req).coll_comm || MPIDI_FTDEV_REQ(req).blocking;
@@ -181,7 +181,7 @@ static int on_revoked_comm(MPIR_Request * req, int dead_pid)
  * failure under way) */
 static int peer_error(int pid)
 {
-    return pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_failure_error(pid) :
+    return pid < MPIDI_FTDEV_global.world.num_pids ? MPIDI_FTDEV_failure_error(pid) :
         MPIDI_FTDEV_foreign_failure_error();
 }
 
@@ -189,10 +189,10 @@ static int peer_error(int pid)
  * err (or, when err is MPI_SUCCESS, the failure of dead_pid). */
 static void fail_tracked(int (*ends) (MPIR_Request *, int), int dead_pid, int err)
 {
-    int n = MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign;
+    int n = MPIDI_FTDEV_global.world.num_pids + MPIDI_FTDEV_global.world.num_foreign;
     for (int pid = 0; pid <= n; pid++) {
         MPIR_Request **list = pid < n ? MPIDI_FTDEV_peer_list(pid) :
-            &MPIDI_FTDEV_global.wildcard_reqs;
+            &MPIDI_FTDEV_global.peers.wildcard_reqs;
         MPIR_Request *req = *list, *next;
         for (; req; req = next) {
             next = MPIDI_FTDEV_REQ(req).next;
@@ -243,7 +243,7 @@ static void close_ep(int pid)
     if (ep == NULL)
         return;
     addr->ep = NULL;
-    if (MPIDI_FTDEV_global.in_worker_progress) {
+    if (MPIDI_FTDEV_global.ucx.in_worker_progress) {
         if (num_eps_to_close == max_eps_to_close) {
             int more = max_eps_to_close ? 2 * max_eps_to_close : 16;
             ucp_ep_h *grown = MPL_realloc(eps_to_close, more * sizeof(ucp_ep_h), MPL_MEM_OTHER);
@@ -253,7 +253,7 @@ static void close_ep(int pid)
             max_eps_to_close = more;
         }
         eps_to_close[num_eps_to_close++] = ep;
-        MPIDI_FTDEV_global.progress_checks = 1;
+        MPIDI_FTDEV_global.failures.progress_checks = 1;
         return;
     }
     force_close(ep);
@@ -261,7 +261,7 @@ static void close_ep(int pid)
 
 int MPIDI_FTDEV_close_deferred_eps(void)
 {
-    while (num_eps_to_close > 0 && !MPIDI_FTDEV_global.in_worker_progress)
+    while (num_eps_to_close > 0 && !MPIDI_FTDEV_global.ucx.in_worker_progress)
         force_close(eps_to_close[--num_eps_to_close]);
     return num_eps_to_close;
 }
@@ -271,10 +271,10 @@ int MPIDI_FTDEV_close_deferred_eps(void)
 void MPIDI_FTDEV_forget_failure(int pid)
 {
     int j = 0;
-    for (int i = 0; i < MPIDI_FTDEV_global.failure_log_len; i++)
-        if (MPIDI_FTDEV_global.failure_log[i] != pid)
-            MPIDI_FTDEV_global.failure_log[j++] = MPIDI_FTDEV_global.failure_log[i];
-    MPIDI_FTDEV_global.failure_log_len = j;
+    for (int i = 0; i < MPIDI_FTDEV_global.failures.log_len; i++)
+        if (MPIDI_FTDEV_global.failures.log[i] != pid)
+            MPIDI_FTDEV_global.failures.log[j++] = MPIDI_FTDEV_global.failures.log[i];
+    MPIDI_FTDEV_global.failures.log_len = j;
 }
 
 /* The device's own reactions to a failure, each in the file of its concept
@@ -295,18 +295,18 @@ void MPIDI_FTDEV_observe_failures(MPIDI_FTDEV_failure_observer_t observer)
 void MPIDI_FTDEV_fence(const char *how)
 {
     fprintf(stderr, "FT-MPICH: process %d (os pid %d) was declared failed by the others (%s); "
-            "it ends\n", MPIDI_FTDEV_global.my_pid, (int) getpid(), how);
+            "it ends\n", MPIDI_FTDEV_global.world.my_pid, (int) getpid(), how);
     _exit(1);
 }
 
 void MPIDI_FTDEV_record_failure(int pid, const char *how)
 {
     MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
-    MPIDI_FTDEV_global.num_refusal_causes++;
+    MPIDI_FTDEV_global.failures.num_refusal_causes++;
     MPIDI_FTDEV_forget_failure(pid);    /* an earlier process with this pid */
-    MPIDI_FTDEV_global.failure_log[MPIDI_FTDEV_global.failure_log_len++] = pid;
-    if (MPIDI_FTDEV_global.events.failed)
-        MPIDI_FTDEV_global.events.failed(pid, how);
+    MPIDI_FTDEV_global.failures.log[MPIDI_FTDEV_global.failures.log_len++] = pid;
+    if (MPIDI_FTDEV_global.upper.events.failed)
+        MPIDI_FTDEV_global.upper.events.failed(pid, how);
 }
 
 /* A process of another world (pid >= num_pids) fails only here: its
@@ -315,16 +315,16 @@ void MPIDI_FTDEV_record_failure(int pid, const char *how)
  * was finalizing has simply left. */
 void MPIDI_FTDEV_peer_failed(int pid, const char *how)
 {
-    if (pid < 0 || pid >= MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign ||
-        pid == MPIDI_FTDEV_global.my_pid ||
-        MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+    if (pid < 0 || pid >= MPIDI_FTDEV_global.world.num_pids + MPIDI_FTDEV_global.world.num_foreign ||
+        pid == MPIDI_FTDEV_global.world.my_pid ||
+        MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_ALIVE)
         return;
-    MPIDI_FTDEV_global.failures_learned++;
-    int foreign = pid >= MPIDI_FTDEV_global.num_pids;
+    MPIDI_FTDEV_global.failures.learned++;
+    int foreign = pid >= MPIDI_FTDEV_global.world.num_pids;
 
     /* While this process finalizes, peers leave as they finish: whether
      * one left or died, there is nothing more to wait for from it. */
-    if (MPIDI_FTDEV_global.finalizing || (foreign && MPIDI_FTDEV_global.peer_finalizing[pid])) {
+    if (MPIDI_FTDEV_global.finalizing || (foreign && MPIDI_FTDEV_global.peers.finalizing[pid])) {
         MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_GONE);
         close_ep(pid);
         return;
@@ -334,15 +334,15 @@ void MPIDI_FTDEV_peer_failed(int pid, const char *how)
         MPID_FT_TRACE("failure: process %d of another world (tag pid %d; %s)", pid,
                       MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid, how);
         MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
-        MPIDI_FTDEV_global.num_refusal_causes++;
+        MPIDI_FTDEV_global.failures.num_refusal_causes++;
     } else {
         MPID_FT_TRACE("failure: process %d (%s)", pid, how);
-        MPIDI_FTDEV_global.doomed_epoch_bits = MPIDI_FTDEV_global.epoch_bits;
+        MPIDI_FTDEV_global.epoch.doomed_bits = MPIDI_FTDEV_global.epoch.bits;
         MPIDI_FTDEV_record_failure(pid, how);
-        MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid,
+        MPIDI_FTDEV_tell_neighbours(MPIDI_FTDEV_global.world.num_pids, MPIDI_FTDEV_global.world.my_pid,
                                     NULL, MPIDI_FTDEV_CTRL_FAILED, pid);
     }
-    MPIDI_FTDEV_global.progress_checks = 1;
+    MPIDI_FTDEV_global.failures.progress_checks = 1;
 
     fail_tracked(ends_now, pid, MPI_SUCCESS);
     MPIDI_FTDEV_wake_waits();
@@ -360,8 +360,8 @@ static void failure_notice(int from, int about, const void *payload, size_t len)
     snprintf(how, sizeof(how), "reported by rank %d", from);
     /* a survivor names this process: the others go on without it (a
      * REBUILD replacement may still hear of the process it replaced) */
-    if (about == MPIDI_FTDEV_global.my_pid && !MPIDI_FTDEV_global.finalizing &&
-        !MPIDI_FTDEV_global.is_replacement)
+    if (about == MPIDI_FTDEV_global.world.my_pid && !MPIDI_FTDEV_global.finalizing &&
+        !MPIDI_FTDEV_global.rebuild.is_replacement)
         MPIDI_FTDEV_fence(how);
     MPIDI_FTDEV_peer_failed(about, how);
 }
@@ -382,7 +382,7 @@ static void register_failure_notices(void)
 
 void MPIDI_FTDEV_take_what_arrived(void)
 {
-    if (MPIDI_FTDEV_global.in_worker_progress || MPIDI_FTDEV_global.worker == NULL ||
+    if (MPIDI_FTDEV_global.ucx.in_worker_progress || MPIDI_FTDEV_global.ucx.worker == NULL ||
         MPIDI_FTDEV_global.finalizing)
         return;
     for (int i = 0; i < MPIDI_FTDEV_TAKE_ARRIVED_MAX_POLLS && MPIDI_FTDEV_worker_progress(); i++);
@@ -394,7 +394,7 @@ void MPIDI_FTDEV_take_what_arrived(void)
 void MPID_FT_launcher_reported_failures(const char *list)
 {
     const char *p = list;
-    if (MPIDI_FTDEV_global.is_replacement)
+    if (MPIDI_FTDEV_global.rebuild.is_replacement)
         return;
     if (*p)
         MPIDI_FTDEV_take_what_arrived();
@@ -403,7 +403,7 @@ void MPID_FT_launcher_reported_failures(const char *list)
         long pid = strtol(p, &end, 10);
         if (end == p)
             break;
-        if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids && !MPIDI_FTDEV_global.replaced[pid])
+        if (pid >= 0 && pid < MPIDI_FTDEV_global.world.num_pids && !MPIDI_FTDEV_global.rebuild.replaced[pid])
             MPIDI_FTDEV_peer_failed((int) pid, "its launcher saw it die");
         p = *end == ',' ? end + 1 : end;
     }
@@ -430,7 +430,7 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
     if (comm && unlikely(comm->revoked))
         return MPIDI_FTDEV_revoked_error();
     if (av) {
-        switch (MPIDI_FTDEV_global.peer_state[MPIDI_FTDEV_AV(av).pid]) {
+        switch (MPIDI_FTDEV_global.peers.state[MPIDI_FTDEV_AV(av).pid]) {
             case MPIDI_FTDEV_PEER_FAILED:
                 return peer_error(MPIDI_FTDEV_AV(av).pid);
             case MPIDI_FTDEV_PEER_BLANK:
@@ -438,7 +438,7 @@ int MPIDI_FTDEV_refuse_pt2pt(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_w
             case MPIDI_FTDEV_PEER_GONE:
                 /* a process of another world that finalized: its endpoint
                  * is closed (ch4's copy of its address entry still names it) */
-                if (MPIDI_FTDEV_AV(av).pid >= MPIDI_FTDEV_global.num_pids)
+                if (MPIDI_FTDEV_AV(av).pid >= MPIDI_FTDEV_global.world.num_pids)
                     return MPIDI_FTDEV_foreign_failure_error();
         }
     }
@@ -457,13 +457,13 @@ int MPIDI_FTDEV_refuse_recv(MPIDI_av_entry_t * av, MPIR_Comm * comm, int comm_wi
         return err;
     /* refused only because the peer is a process of another world that left */
     int pid = MPIDI_FTDEV_AV(av).pid;
-    if (pid < MPIDI_FTDEV_global.num_pids ||
-        MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_GONE ||
+    if (pid < MPIDI_FTDEV_global.world.num_pids ||
+        MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_GONE ||
         MPIDI_FTDEV_refuse_pt2pt(NULL, comm, comm_wide) != MPI_SUCCESS)
         return err;
     ucp_tag_recv_info_t info;
     MPIDI_FTDEV_take_what_arrived();
-    if (ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, ucp_tag, mask, 0, &info) != NULL)
+    if (ucp_tag_probe_nb(MPIDI_FTDEV_global.ucx.worker, ucp_tag, mask, 0, &info) != NULL)
         return MPI_SUCCESS;
     return err;
 }
@@ -475,7 +475,7 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target)
     if (target < 0)
         return MPIDI_FTDEV_refuse_coll(win->comm_ptr);
     int pid = MPIDI_FTDEV_AV(MPIDIU_comm_rank_to_av(win->comm_ptr, target)).pid;
-    return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE ? MPI_SUCCESS :
+    return MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE ? MPI_SUCCESS :
         MPIDI_FTDEV_failure_error(pid);
 }
 
@@ -498,7 +498,7 @@ static int failed_member(MPIR_Comm * comm, int size, int remote)
 int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
 {
     MPIDI_FTDEV_comm_t *c = &MPIDI_FTDEV_COMM(comm);
-    if (c->failed_member_generation == MPIDI_FTDEV_global.fault_generation)
+    if (c->failed_member_generation == MPIDI_FTDEV_global.failures.generation)
         return c->failed_member;
     int pid = failed_member(comm, comm->remote_size, 1);
     if (pid < 0 && comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
@@ -507,7 +507,7 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm)
     if (carried)
         pid = MPIDI_FTDEV_comm_failed_member(carried);
     c->failed_member = pid;
-    c->failed_member_generation = MPIDI_FTDEV_global.fault_generation;
+    c->failed_member_generation = MPIDI_FTDEV_global.failures.generation;
     return pid;
 }
 
@@ -518,7 +518,7 @@ int MPIDI_FTDEV_refuse_coll_at_entry(MPIR_Comm * comm)
      * looping on a collective that fails at its entry never progresses
      * otherwise (the entry, above MPICH's waits, may progress) */
     if (err != MPI_SUCCESS && err != MPIDI_FTDEV_BLANK_PEER &&
-        MPIDI_FTDEV_global.policy.ulfm && !comm->revoked) {
+        MPIDI_FTDEV_global.upper.policy.ulfm && !comm->revoked) {
         int mpi_errno = MPID_Progress_test(NULL);
         if (mpi_errno != MPI_SUCCESS)
             return mpi_errno;

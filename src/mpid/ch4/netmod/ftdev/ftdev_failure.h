@@ -71,7 +71,7 @@ void MPIDI_FTDEV_fail_requests_of_comm(MPIR_Comm * comm, int err);
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_comm_wide_traffic(int context_offset, int tag)
 {
     return context_offset == MPIR_CONTEXT_INTRA_COLL /* == MPIR_CONTEXT_INTER_COLL */ &&
-        (tag < 0 || !(tag & MPIR_TAG_COLL_BIT) || MPIDI_FTDEV_global.policy.halts_on_failure);
+        (tag < 0 || !(tag & MPIR_TAG_COLL_BIT) || MPIDI_FTDEV_global.upper.policy.halts_on_failure);
 }
 
 /* The error an operation gets after a failure, or MPI_SUCCESS: with av
@@ -94,7 +94,7 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
 
 #define MPIDI_FTDEV_REFUSE_IF_FAILED(check_)                    \
     do {                                                        \
-        if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {          \
+        if (unlikely(MPIDI_FTDEV_global.failures.num_refusal_causes)) {          \
             int refused_ = (check_);                            \
             if (refused_ == MPIDI_FTDEV_BLANK_PEER)             \
                 refused_ = MPIDI_FTDEV_failure_error(-1);       \
@@ -110,7 +110,7 @@ int MPIDI_FTDEV_comm_failed_member(MPIR_Comm * comm);
  * MPI_PROC_NULL). */
 #define MPIDI_FTDEV_GATE_REQUEST(check_, request_, kind_, blank_request_) \
     do {                                                                \
-        if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {                  \
+        if (unlikely(MPIDI_FTDEV_global.failures.num_refusal_causes)) {                  \
             int refused_ = (check_);                                    \
             if (refused_ == MPIDI_FTDEV_BLANK_PEER) {                   \
                 *(request_) = (blank_request_);                         \

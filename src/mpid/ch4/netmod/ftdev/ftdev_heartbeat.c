@@ -138,7 +138,7 @@ static uint64_t own_pid_namespace(void)
 int MPIDI_FTDEV_heartbeat_enabled(void)
 {
     return MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT > 0 && MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD > 0 &&
-        !MPIDI_FTDEV_global.policy.aborts_on_failure;
+        !MPIDI_FTDEV_global.upper.policy.aborts_on_failure;
 }
 
 /* Where the heartbeat listens: the address the job's other processes
@@ -147,7 +147,7 @@ int MPIDI_FTDEV_heartbeat_enabled(void)
  * replacement does not know the world's nodes yet, and uses the node's. */
 static uint32_t listening_address(void)
 {
-    if (MPIR_Process.num_nodes == 1 && !MPIDI_FTDEV_global.is_replacement)
+    if (MPIR_Process.num_nodes == 1 && !MPIDI_FTDEV_global.rebuild.is_replacement)
         return htonl(INADDR_LOOPBACK);
     return node_address();
 }
@@ -185,7 +185,7 @@ int MPIDI_FTDEV_heartbeat_open(MPIDI_FTDEV_hb_contact_t * contact)
 /* The next (step 1) or previous (step -1) live process on the ring, or -1. */
 static int neighbour(int step)
 {
-    int n = MPIDI_FTDEV_global.num_pids, me = MPIDI_FTDEV_global.my_pid;
+    int n = MPIDI_FTDEV_global.world.num_pids, me = MPIDI_FTDEV_global.world.my_pid;
     for (int i = 1; i < n; i++) {
         int pid = (me + step * i + n) % n;
         if (MPIDI_FTDEV_hb_live(pid))
@@ -203,8 +203,8 @@ static void send_to(int pid, int kind, int about)
  * its node said of it, or that the node said nothing. */
 static void declare_failed(int pid, const char *what, const char *why)
 {
-    int n = MPIDI_FTDEV_global.num_pids;
-    int32_t ospid = MPIDI_FTDEV_global.peer_hb[pid].ospid;
+    int n = MPIDI_FTDEV_global.world.num_pids;
+    int32_t ospid = MPIDI_FTDEV_global.peers.hb[pid].ospid;
     int32_t seen = MPIDI_FTDEV_visible_ospid(pid);
 
     if (seen == 0)
@@ -220,7 +220,7 @@ static void declare_failed(int pid, const char *what, const char *why)
     if (seen > 0)
         kill(seen, SIGKILL);
     for (int p = 0; p < n; p++)
-        if (p != MPIDI_FTDEV_global.my_pid && p != pid && MPIDI_FTDEV_hb_live(p))
+        if (p != MPIDI_FTDEV_global.world.my_pid && p != pid && MPIDI_FTDEV_hb_live(p))
             send_to(p, HB_FAILED, pid);
     /* and the process itself, which finds it if it ever runs again */
     send_to(pid, HB_FAILED, pid);
@@ -242,8 +242,8 @@ static int is_failed_condition(int cond)
  * this process, and not in MPI_Finalize (whose thread stops answering). */
 static int answering_node_mate(int p, int pid)
 {
-    return p != pid && p != MPIDI_FTDEV_global.my_pid && MPIDI_FTDEV_hb_live(p) &&
-        !MPIDI_FTDEV_global.peer_finalizing[p] &&
+    return p != pid && p != MPIDI_FTDEV_global.world.my_pid && MPIDI_FTDEV_hb_live(p) &&
+        !MPIDI_FTDEV_global.peers.finalizing[p] &&
         MPIR_Process.node_map[p] == MPIR_Process.node_map[pid];
 }
 
@@ -253,7 +253,7 @@ static int ask_node_mates(int pid)
     int asked = 0;
     if (MPIR_Process.node_map == NULL)
         return 0;
-    for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+    for (int p = 0; p < MPIDI_FTDEV_global.world.num_pids; p++)
         if (answering_node_mate(p, pid)) {
             send_to(p, HB_VERIFY, pid);
             asked++;
@@ -295,9 +295,9 @@ static void declare_node_failed(int pid)
     int *map = MPIR_Process.node_map;
 
     declare_failed(pid, NULL, "its node does not answer for it either");
-    if (map == NULL || map[pid] == map[MPIDI_FTDEV_global.my_pid])
+    if (map == NULL || map[pid] == map[MPIDI_FTDEV_global.world.my_pid])
         return;
-    for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+    for (int p = 0; p < MPIDI_FTDEV_global.world.num_pids; p++)
         if (answering_node_mate(p, pid))
             declare_failed(p, "runs on that node", "its node does not answer");
 }
@@ -349,7 +349,7 @@ static int datagram_opened(const void *buf, size_t len, MPIDI_FTDEV_hb_msg_t * m
 {
     const char *why;
     switch (MPIDI_FTDEV_hb_open(buf, len, MPIDI_FTDEV_keys.heartbeat,
-                                MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.peer_hb,
+                                MPIDI_FTDEV_global.world.num_pids, MPIDI_FTDEV_global.peers.hb,
                                 MPIDI_FTDEV_hb.windows, m, &why)) {
         case HB_OPENED:
             return 1;
@@ -380,7 +380,7 @@ static void *beat(void *arg)
     double period = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_PERIOD;
     double timeout = MPIR_CVAR_CH4_FTDEV_HEARTBEAT_TIMEOUT;
     double last_beat = 0, last_probe = 0;
-    double *heard = MPL_calloc(MPIDI_FTDEV_global.num_pids, sizeof(double), MPL_MEM_OTHER);
+    double *heard = MPL_calloc(MPIDI_FTDEV_global.world.num_pids, sizeof(double), MPL_MEM_OTHER);
     watch_t w = {.pid = -1 };
 
     launcher_signal(SIG_UNBLOCK);
@@ -435,7 +435,7 @@ static void *beat(void *arg)
                     w.node_asked = 0;
                     if (w.asked_at != 0)
                         settle(&w, m.state, now_ms());
-                } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.my_pid) {
+                } else if (m.kind == HB_FAILED && m.about == MPIDI_FTDEV_global.world.my_pid) {
                     MPIDI_FTDEV_fence("its heartbeat went silent");
                 } else if (m.kind == HB_FAILED && !MPIDI_FTDEV_hb.suspected[m.about]) {
                     /* one of this node: it must not run on (it would end
@@ -459,7 +459,7 @@ static void *beat(void *arg)
          * it, so that a silent node is known when the timeout ends */
         now = now_ms();
         double silent = w.pid >= 0 ? now - MPL_MAX(w.heard, w.since) : 0;
-        if (w.pid >= 0 && !MPIDI_FTDEV_global.peer_finalizing[w.pid] &&
+        if (w.pid >= 0 && !MPIDI_FTDEV_global.peers.finalizing[w.pid] &&
             !MPIDI_FTDEV_hb.suspected[w.pid]) {
             if (silent > timeout)
                 verify_suspect(&w, now, timeout);
@@ -481,12 +481,12 @@ int MPIDI_FTDEV_heartbeat_start(void)
     /* MPI_COMM_WORLD is committed again by a recovery (SHRINK) */
     if (MPIDI_FTDEV_hb.sock < 0 || MPIDI_FTDEV_hb.running)
         goto fn_exit;
-    MPIDI_FTDEV_hb.suspected = MPL_calloc(2 * MPIDI_FTDEV_global.num_pids, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_hb.suspected = MPL_calloc(2 * MPIDI_FTDEV_global.world.num_pids, 1, MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_hb.suspected == NULL ||
-                        MPIDI_FTDEV_echo_open(MPIDI_FTDEV_global.num_pids) != MPI_SUCCESS,
+                        MPIDI_FTDEV_echo_open(MPIDI_FTDEV_global.world.num_pids) != MPI_SUCCESS,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
-    MPIDI_FTDEV_hb.tell_launcher = MPIDI_FTDEV_hb.suspected + MPIDI_FTDEV_global.num_pids;
-    MPIDI_FTDEV_hb.windows = MPL_calloc(MPIDI_FTDEV_global.num_pids,
+    MPIDI_FTDEV_hb.tell_launcher = MPIDI_FTDEV_hb.suspected + MPIDI_FTDEV_global.world.num_pids;
+    MPIDI_FTDEV_hb.windows = MPL_calloc(MPIDI_FTDEV_global.world.num_pids,
                                         sizeof(MPIDI_FTDEV_replay_window_t), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_hb.windows == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIR_ERR_CHKANDJUMP(MPIDI_FTDEV_watch_open() != MPI_SUCCESS, mpi_errno, MPI_ERR_OTHER,

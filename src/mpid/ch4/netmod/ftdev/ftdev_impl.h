@@ -34,8 +34,8 @@
 
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_make_tag(int context_id, int pid, int tag)
 {
-    return ((uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT) | MPIDI_FTDEV_global.epoch_bits |
-        ((uint64_t) pid << MPIDI_FTDEV_global.tag_bits) | ((uint64_t) tag & MPIDI_FTDEV_global.tag_mask);
+    return ((uint64_t) context_id << MPIDI_FTDEV_CONTEXT_ID_SHIFT) | MPIDI_FTDEV_global.epoch.bits |
+        ((uint64_t) pid << MPIDI_FTDEV_global.tag.bits) | ((uint64_t) tag & MPIDI_FTDEV_global.tag.mask);
 }
 
 /* Matching ignores MPICH's error bits; a wildcard clears its field. CONT
@@ -44,12 +44,12 @@ MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_make_tag(int context_id, int pid, 
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_mask(int context_id, int tag, int source)
 {
     uint64_t mask = ((context_id & MPIR_CONTEXT_SUFFIX_MASK) == MPIR_CONTEXT_INTRA_COLL) ?
-        ~(uint64_t) 0 : ~MPIDI_FTDEV_global.unmatched_bits;
+        ~(uint64_t) 0 : ~MPIDI_FTDEV_global.epoch.unmatched_bits;
     MPIR_TAG_CLEAR_ERROR_BITS(mask);
     if (tag == MPI_ANY_TAG)
         mask &= ~(uint64_t) MPIR_TAG_USABLE_BITS;
     if (source == MPI_ANY_SOURCE)
-        mask &= ~MPIDI_FTDEV_global.pid_mask;
+        mask &= ~MPIDI_FTDEV_global.tag.pid_mask;
     return mask;
 }
 
@@ -62,40 +62,40 @@ MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_recv_tag(int context_id, int tag, 
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_tag_of(uint64_t ucp_tag)
 {
-    return (int) (ucp_tag & MPIDI_FTDEV_global.tag_mask);
+    return (int) (ucp_tag & MPIDI_FTDEV_global.tag.mask);
 }
 
 /* The pid of a tag pid: a process of this world, of another world known
  * here, or -1. */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_pid_of_tag_pid(int tag_pid)
 {
-    int pid = tag_pid - MPIDI_FTDEV_global.world_base;
-    if (likely((unsigned) pid < (unsigned) MPIDI_FTDEV_global.num_pids))
+    int pid = tag_pid - MPIDI_FTDEV_global.world.base;
+    if (likely((unsigned) pid < (unsigned) MPIDI_FTDEV_global.world.num_pids))
         return pid;
-    if ((unsigned) tag_pid < (unsigned) MPIDI_FTDEV_global.pid_capacity)
-        return MPIDI_FTDEV_global.pid_of_foreign_tag_pid[tag_pid];
+    if ((unsigned) tag_pid < (unsigned) MPIDI_FTDEV_global.world.pid_capacity)
+        return MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid[tag_pid];
     return -1;
 }
 
 /* The sender's pid */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_pid_of(uint64_t ucp_tag)
 {
-    return MPIDI_FTDEV_pid_of_tag_pid((int) ((ucp_tag & MPIDI_FTDEV_global.pid_mask) >>
-                                             MPIDI_FTDEV_global.tag_bits));
+    return MPIDI_FTDEV_pid_of_tag_pid((int) ((ucp_tag & MPIDI_FTDEV_global.tag.pid_mask) >>
+                                             MPIDI_FTDEV_global.tag.bits));
 }
 
 /* The address entry of a pid */
 MPL_STATIC_INLINE_PREFIX MPIDI_av_entry_t *MPIDI_FTDEV_peer_av(int pid)
 {
-    return pid < MPIDI_FTDEV_global.num_pids ? &MPIDIU_get_av(0, pid) :
-        MPIDI_FTDEV_global.foreign_av[pid];
+    return pid < MPIDI_FTDEV_global.world.num_pids ? &MPIDIU_get_av(0, pid) :
+        MPIDI_FTDEV_global.world.foreign_av[pid];
 }
 
 /* The (tag, mask) of every message pid sent */
 MPL_STATIC_INLINE_PREFIX uint64_t MPIDI_FTDEV_sender_pattern(int pid)
 {
     return (uint64_t) MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid <<
-        MPIDI_FTDEV_global.tag_bits;
+        MPIDI_FTDEV_global.tag.bits;
 }
 
 /* ---- process id -> rank in a communicator (its remote group for an
@@ -157,7 +157,7 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_untrack(MPIR_Request * req)
 
 MPL_STATIC_INLINE_PREFIX MPIR_Request **MPIDI_FTDEV_peer_list(int pid)
 {
-    return &MPIDI_FTDEV_global.peer_reqs[pid];
+    return &MPIDI_FTDEV_global.peers.reqs[pid];
 }
 
 /* ---- UCX's progress ------------------------------------------------------- */
@@ -167,10 +167,10 @@ MPL_STATIC_INLINE_PREFIX MPIR_Request **MPIDI_FTDEV_peer_list(int pid)
  * and one learned in its callbacks does not enter it again. */
 MPL_STATIC_INLINE_PREFIX unsigned MPIDI_FTDEV_worker_progress(void)
 {
-    MPIDI_FTDEV_global.in_worker_progress++;
-    unsigned events = ucp_worker_progress(MPIDI_FTDEV_global.worker);
-    MPIDI_FTDEV_global.in_worker_progress--;
-    MPIDI_FTDEV_global.worker_events += events;
+    MPIDI_FTDEV_global.ucx.in_worker_progress++;
+    unsigned events = ucp_worker_progress(MPIDI_FTDEV_global.ucx.worker);
+    MPIDI_FTDEV_global.ucx.in_worker_progress--;
+    MPIDI_FTDEV_global.ucx.worker_events += events;
     return events;
 }
 

@@ -158,18 +158,18 @@ static int set_tag_layout(int num_pids)
     int pid_bits = MPIDI_FTDEV_MIN_PID_BITS;
     while ((1 << pid_bits) < num_pids)
         pid_bits++;
-    MPIDI_FTDEV_global.world_base = 0;
-    if (MPIR_Process.has_parent && !MPIDI_FTDEV_global.is_replacement) {
-        mpi_errno = MPIDI_FTDEV_spawned_world_layout(num_pids, &MPIDI_FTDEV_global.world_base,
+    MPIDI_FTDEV_global.world.base = 0;
+    if (MPIR_Process.has_parent && !MPIDI_FTDEV_global.rebuild.is_replacement) {
+        mpi_errno = MPIDI_FTDEV_spawned_world_layout(num_pids, &MPIDI_FTDEV_global.world.base,
                                                      &pid_bits);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    MPIDI_FTDEV_global.pid_capacity = 1 << pid_bits;
-    MPIDI_FTDEV_global.my_tag_pid = MPIDI_FTDEV_global.world_base + MPIDI_FTDEV_global.my_pid;
-    MPIDI_FTDEV_global.tag_pid_next = MPIDI_FTDEV_global.world_base + num_pids;
-    MPIDI_FTDEV_global.tag_bits = MPIDI_FTDEV_PID_AND_TAG_BITS - pid_bits;
-    MPIDI_FTDEV_global.tag_mask = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_global.tag_bits, 0);
-    MPIDI_FTDEV_global.pid_mask = MPIDI_FTDEV_FIELD_MASK(pid_bits, MPIDI_FTDEV_global.tag_bits);
+    MPIDI_FTDEV_global.world.pid_capacity = 1 << pid_bits;
+    MPIDI_FTDEV_global.world.my_tag_pid = MPIDI_FTDEV_global.world.base + MPIDI_FTDEV_global.world.my_pid;
+    MPIDI_FTDEV_global.world.tag_pid_next = MPIDI_FTDEV_global.world.base + num_pids;
+    MPIDI_FTDEV_global.tag.bits = MPIDI_FTDEV_PID_AND_TAG_BITS - pid_bits;
+    MPIDI_FTDEV_global.tag.mask = MPIDI_FTDEV_FIELD_MASK(MPIDI_FTDEV_global.tag.bits, 0);
+    MPIDI_FTDEV_global.tag.pid_mask = MPIDI_FTDEV_FIELD_MASK(pid_bits, MPIDI_FTDEV_global.tag.bits);
 
   fn_exit:
     return mpi_errno;
@@ -191,7 +191,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     MPID_FT_trace_open();
     mpi_errno = MPIDI_FTDEV_key_from_launcher();
     MPIR_ERR_CHECK(mpi_errno);
-    snprintf(settings_error, sizeof(settings_error), "%s", MPIDI_FTDEV_global.policy.refused);
+    snprintf(settings_error, sizeof(settings_error), "%s", MPIDI_FTDEV_global.upper.policy.refused);
     if (!settings_error[0])
         check_yield_setting(settings_error, sizeof(settings_error));
 
@@ -207,50 +207,50 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
         .request_init = ucp_request_init_cb,
         .estimated_num_eps = MPIR_Process.size,
     };
-    status = ucp_init(&params, config, &MPIDI_FTDEV_global.context);
+    status = ucp_init(&params, config, &MPIDI_FTDEV_global.ucx.context);
     ucp_config_release(config);
     MPIDI_FTDEV_CHK_STATUS(status);
     MPIDI_FTDEV_ucx_log_hold_back();
 
-    MPIDI_FTDEV_global.my_pid = MPIR_Process.rank;
-    MPIDI_FTDEV_global.num_pids = MPIR_Process.size;
+    MPIDI_FTDEV_global.world.my_pid = MPIR_Process.rank;
+    MPIDI_FTDEV_global.world.num_pids = MPIR_Process.size;
     mpi_errno = set_tag_layout(MPIR_Process.size);
     MPIR_ERR_CHECK(mpi_errno);
-    int capacity = MPIDI_FTDEV_global.pid_capacity;
-    MPIDI_FTDEV_global.epoch = 0;
-    MPIDI_FTDEV_global.epoch_bits = 0;
-    MPIDI_FTDEV_global.unmatched_bits =
-        MPIDI_FTDEV_global.policy.keeps_messages ? MPIDI_FTDEV_EPOCH_MASK : 0;
-    MPIDI_FTDEV_global.coll_divert = MPIDI_FTDEV_global.policy.atomic_collectives;
+    int capacity = MPIDI_FTDEV_global.world.pid_capacity;
+    MPIDI_FTDEV_global.epoch.current = 0;
+    MPIDI_FTDEV_global.epoch.bits = 0;
+    MPIDI_FTDEV_global.epoch.unmatched_bits =
+        MPIDI_FTDEV_global.upper.policy.keeps_messages ? MPIDI_FTDEV_EPOCH_MASK : 0;
+    MPIDI_FTDEV_global.upper.coll_divert = MPIDI_FTDEV_global.upper.policy.atomic_collectives;
     /* per pid: this world's processes, then other worlds' */
-    MPIDI_FTDEV_global.peer_reqs = MPL_calloc(capacity, sizeof(MPIR_Request *), MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.wildcard_reqs = NULL;
-    MPIDI_FTDEV_global.peer_state = MPL_calloc(capacity, 1, MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.peer_finalizing = MPL_calloc(capacity, 1, MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.peer_address = MPL_calloc(capacity, sizeof(void *), MPL_MEM_ADDRESS);
-    MPIDI_FTDEV_global.peer_address_len = MPL_calloc(capacity, sizeof(size_t), MPL_MEM_ADDRESS);
-    MPIDI_FTDEV_global.foreign_av = MPL_calloc(capacity, sizeof(MPIDI_av_entry_t *),
+    MPIDI_FTDEV_global.peers.reqs = MPL_calloc(capacity, sizeof(MPIR_Request *), MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peers.wildcard_reqs = NULL;
+    MPIDI_FTDEV_global.peers.state = MPL_calloc(capacity, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peers.finalizing = MPL_calloc(capacity, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.rebuild.peer_address = MPL_calloc(capacity, sizeof(void *), MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.rebuild.peer_address_len = MPL_calloc(capacity, sizeof(size_t), MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.world.foreign_av = MPL_calloc(capacity, sizeof(MPIDI_av_entry_t *),
                                                MPL_MEM_ADDRESS);
-    MPIDI_FTDEV_global.foreign_world_id = MPL_calloc(capacity, sizeof(uint64_t), MPL_MEM_ADDRESS);
-    MPIDI_FTDEV_global.pid_of_foreign_tag_pid = MPL_malloc(capacity * sizeof(int),
+    MPIDI_FTDEV_global.world.foreign_world_id = MPL_calloc(capacity, sizeof(uint64_t), MPL_MEM_ADDRESS);
+    MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid = MPL_malloc(capacity * sizeof(int),
                                                            MPL_MEM_ADDRESS);
     /* per pid of this world */
-    MPIDI_FTDEV_global.replaced = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.failure_log = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
-    MPIDI_FTDEV_global.peer_hb = MPL_calloc(MPIR_Process.size, sizeof(MPIDI_FTDEV_hb_contact_t),
+    MPIDI_FTDEV_global.rebuild.replaced = MPL_calloc(MPIR_Process.size, 1, MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.failures.log = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_OTHER);
+    MPIDI_FTDEV_global.peers.hb = MPL_calloc(MPIR_Process.size, sizeof(MPIDI_FTDEV_hb_contact_t),
                                             MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peer_reqs || !MPIDI_FTDEV_global.peer_state ||
-                        !MPIDI_FTDEV_global.peer_finalizing || !MPIDI_FTDEV_global.peer_address ||
-                        !MPIDI_FTDEV_global.peer_address_len || !MPIDI_FTDEV_global.foreign_av ||
-                        !MPIDI_FTDEV_global.foreign_world_id ||
-                        !MPIDI_FTDEV_global.pid_of_foreign_tag_pid ||
-                        !MPIDI_FTDEV_global.replaced || !MPIDI_FTDEV_global.peer_hb ||
-                        !MPIDI_FTDEV_global.failure_log, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_ERR_CHKANDJUMP(!MPIDI_FTDEV_global.peers.reqs || !MPIDI_FTDEV_global.peers.state ||
+                        !MPIDI_FTDEV_global.peers.finalizing || !MPIDI_FTDEV_global.rebuild.peer_address ||
+                        !MPIDI_FTDEV_global.rebuild.peer_address_len || !MPIDI_FTDEV_global.world.foreign_av ||
+                        !MPIDI_FTDEV_global.world.foreign_world_id ||
+                        !MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid ||
+                        !MPIDI_FTDEV_global.rebuild.replaced || !MPIDI_FTDEV_global.peers.hb ||
+                        !MPIDI_FTDEV_global.failures.log, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int i = 0; i < capacity; i++)
-        MPIDI_FTDEV_global.pid_of_foreign_tag_pid[i] = -1;
-    MPIDI_FTDEV_global.num_foreign = 0;
+        MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid[i] = -1;
+    MPIDI_FTDEV_global.world.num_foreign = 0;
 
-    *tag_bits = MPIDI_FTDEV_global.tag_bits;
+    *tag_bits = MPIDI_FTDEV_global.tag.bits;
     /* processes of this node may die: finalize must not wait for them */
     MPIDU_Init_shm_finalize_barrier = 0;
 
@@ -271,13 +271,13 @@ static void check_everyones_modes(void *table, int bc_len)
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
         if (!card->settings_valid)
-            MPIDI_FTDEV_exit_at_init(pid == MPIDI_FTDEV_global.my_pid ? settings_error : NULL);
+            MPIDI_FTDEV_exit_at_init(pid == MPIDI_FTDEV_global.world.my_pid ? settings_error : NULL);
     }
     for (int pid = 1; pid < MPIR_Process.size; pid++) {
         const business_card_t *card = (business_card_t *) ((char *) table + pid * bc_len);
         if (memcmp(card->modes, card0->modes, sizeof(card->modes))) {
             MPIDI_FTDEV_modes_differ(card->modes, pid, msg, sizeof(msg));
-            MPIDI_FTDEV_exit_at_init(MPIDI_FTDEV_global.my_pid == 0 ? msg : NULL);
+            MPIDI_FTDEV_exit_at_init(MPIDI_FTDEV_global.world.my_pid == 0 ? msg : NULL);
         }
     }
 }
@@ -319,8 +319,8 @@ int MPIDI_FTDEV_init_world(void)
         .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
         .thread_mode = UCS_THREAD_MODE_SERIALIZED,
     };
-    status = ucp_worker_create(MPIDI_FTDEV_global.context, &worker_params,
-                               &MPIDI_FTDEV_global.worker);
+    status = ucp_worker_create(MPIDI_FTDEV_global.ucx.context, &worker_params,
+                               &MPIDI_FTDEV_global.ucx.worker);
     MPIDI_FTDEV_CHK_STATUS(status);
 
     ucp_am_handler_param_t am_param = {
@@ -330,24 +330,24 @@ int MPIDI_FTDEV_init_world(void)
         .cb = MPIDI_FTDEV_am_recv_cb,
         .flags = UCP_AM_FLAG_WHOLE_MSG,
     };
-    status = ucp_worker_set_am_recv_handler(MPIDI_FTDEV_global.worker, &am_param);
+    status = ucp_worker_set_am_recv_handler(MPIDI_FTDEV_global.ucx.worker, &am_param);
     MPIDI_FTDEV_CHK_STATUS(status);
     am_param.id = MPIDI_FTDEV_AM_CONTROL;
     am_param.cb = MPIDI_FTDEV_ctrl_recv_cb;
-    status = ucp_worker_set_am_recv_handler(MPIDI_FTDEV_global.worker, &am_param);
+    status = ucp_worker_set_am_recv_handler(MPIDI_FTDEV_global.ucx.worker, &am_param);
     MPIDI_FTDEV_CHK_STATUS(status);
 
-    status = ucp_worker_get_address(MPIDI_FTDEV_global.worker, &MPIDI_FTDEV_global.address,
-                                    &MPIDI_FTDEV_global.address_len);
+    status = ucp_worker_get_address(MPIDI_FTDEV_global.ucx.worker, &MPIDI_FTDEV_global.ucx.address,
+                                    &MPIDI_FTDEV_global.ucx.address_len);
     MPIDI_FTDEV_CHK_STATUS(status);
 
     for (int pid = 0; pid < MPIR_Process.size; pid++) {
         MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).pid = pid;
-        MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).tag_pid = MPIDI_FTDEV_global.world_base + pid;
+        MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).tag_pid = MPIDI_FTDEV_global.world.base + pid;
     }
-    mpi_errno = MPIDI_FTDEV_heartbeat_open(&MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank]);
+    mpi_errno = MPIDI_FTDEV_heartbeat_open(&MPIDI_FTDEV_global.peers.hb[MPIR_Process.rank]);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPIDI_FTDEV_global.is_replacement) {
+    if (MPIDI_FTDEV_global.rebuild.is_replacement) {
         if (settings_error[0])
             MPIDI_FTDEV_exit_at_init(settings_error);
         mpi_errno = MPIDI_FTDEV_rejoin();
@@ -358,12 +358,12 @@ int MPIDI_FTDEV_init_world(void)
     size_t net_address_len;
     mpi_errno = MPIDI_FTDEV_open_net_address(&net_address, &net_address_len);
     MPIR_ERR_CHECK(mpi_errno);
-    size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.address_len + net_address_len;
+    size_t card_len = sizeof(business_card_t) + MPIDI_FTDEV_global.ucx.address_len + net_address_len;
     business_card_t *card = MPL_malloc(card_len, MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(card == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     card->settings_valid = settings_error[0] == 0;
-    memcpy(card->modes, MPIDI_FTDEV_global.policy.modes, sizeof(card->modes));
-    card->heartbeat = MPIDI_FTDEV_global.peer_hb[MPIR_Process.rank];
+    memcpy(card->modes, MPIDI_FTDEV_global.upper.policy.modes, sizeof(card->modes));
+    card->heartbeat = MPIDI_FTDEV_global.peers.hb[MPIR_Process.rank];
     card->world_id = world_id_candidate();
     memset(card->job_key, 0, sizeof(card->job_key));
     if (!MPIDI_FTDEV_key_known() && MPIR_Process.rank == 0) {
@@ -371,9 +371,9 @@ int MPIDI_FTDEV_init_world(void)
         MPIR_ERR_CHECK(mpi_errno);
         MPIDI_FTDEV_key_hex(card->job_key);
     }
-    card->address_len = MPIDI_FTDEV_global.address_len;
+    card->address_len = MPIDI_FTDEV_global.ucx.address_len;
     card->net_address_len = net_address_len;
-    memcpy(card + 1, MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len);
+    memcpy(card + 1, MPIDI_FTDEV_global.ucx.address, MPIDI_FTDEV_global.ucx.address_len);
     memcpy((char *) (card + 1) + card->address_len, net_address, net_address_len);
     mpi_errno = MPIDU_bc_table_create(MPIR_Process.rank, MPIR_Process.size,
                                       MPIR_Process.node_map, card, (int) card_len, FALSE, FALSE,
@@ -382,7 +382,7 @@ int MPIDI_FTDEV_init_world(void)
     MPIR_ERR_CHECK(mpi_errno);
 
     check_everyones_modes(table, bc_len);
-    MPIDI_FTDEV_global.world_id = ((business_card_t *) table)->world_id;
+    MPIDI_FTDEV_global.world.id = ((business_card_t *) table)->world_id;
     if (!MPIDI_FTDEV_key_known()) {
         business_card_t *card0 = table;
         card0->job_key[sizeof(card0->job_key) - 1] = 0;
@@ -395,11 +395,11 @@ int MPIDI_FTDEV_init_world(void)
         MPIR_ERR_CHKANDJUMP1(sizeof(business_card_t) + peer->address_len + peer->net_address_len >
                              (size_t) bc_len, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid",
                              "**ftdev_upid %s", "a business card's addresses overrun it");
-        MPIDI_FTDEV_global.peer_hb[pid] = peer->heartbeat;
+        MPIDI_FTDEV_global.peers.hb[pid] = peer->heartbeat;
         mpi_errno = MPIDI_FTDEV_create_ep(pid, (ucp_address_t *) (peer + 1), &addr->ep);
         MPIR_ERR_CHECK(mpi_errno);
         /* only a rebuild hands addresses on */
-        if (MPIDI_FTDEV_global.policy.rebuilds) {
+        if (MPIDI_FTDEV_global.upper.policy.rebuilds) {
             mpi_errno = MPIDI_FTDEV_save_address(pid, peer + 1, peer->address_len);
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -421,7 +421,7 @@ int MPIDI_FTDEV_post_init(void)
     int mpi_errno = MPI_SUCCESS;
     char key[32];
 
-    MPIDI_FTDEV_global.polls_before_yield = polls_before_yield();
+    MPIDI_FTDEV_global.ucx.polls_before_yield = polls_before_yield();
     /* Until every process of its node has said this, the launcher ends the
      * job at a death (hydra-end-job-on-startup-death): the others may be
      * waiting for the dead one in a barrier of MPI_Init. */
@@ -439,7 +439,7 @@ int MPIDI_FTDEV_post_init(void)
 /* FINALIZING from a peer: it is in MPI_Finalize. */
 static void peer_finalizing(int from, int about, const void *payload, size_t len)
 {
-    MPIDI_FTDEV_global.peer_finalizing[from] = 1;
+    MPIDI_FTDEV_global.peers.finalizing[from] = 1;
 }
 
 __attribute__ ((constructor))
@@ -457,12 +457,12 @@ static void register_finalizing_messages(void)
 static int all_peers_finalizing(void *arg)
 {
     ucs_status_ptr_t *notices = arg;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign; pid++) {
-        if (pid == MPIDI_FTDEV_global.my_pid ||
-            MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids + MPIDI_FTDEV_global.world.num_foreign; pid++) {
+        if (pid == MPIDI_FTDEV_global.world.my_pid ||
+            MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
         /* of other worlds' processes, only that the notice left */
-        if (pid < MPIDI_FTDEV_global.num_pids && !MPIDI_FTDEV_global.peer_finalizing[pid])
+        if (pid < MPIDI_FTDEV_global.world.num_pids && !MPIDI_FTDEV_global.peers.finalizing[pid])
             return 0;
         if (notices[pid] && ucp_request_check_status(notices[pid]) == UCS_INPROGRESS)
             return 0;
@@ -481,7 +481,7 @@ static void close_all_eps(ucs_status_ptr_t * closing)
         .flags = UCP_EP_CLOSE_FLAG_FORCE,
     };
     int n = 0;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids + MPIDI_FTDEV_global.world.num_foreign; pid++) {
         MPIDI_FTDEV_addr_t *addr = &MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid));
         if (addr->ep == NULL)
             continue;
@@ -511,10 +511,10 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     ucs_status_ptr_t *pending = NULL;
 
     /* without MPI_COMM_WORLD (sessions) the transport never started */
-    if (MPIDI_FTDEV_global.worker == NULL)
+    if (MPIDI_FTDEV_global.ucx.worker == NULL)
         goto release;
 
-    int num_known = MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign;
+    int num_known = MPIDI_FTDEV_global.world.num_pids + MPIDI_FTDEV_global.world.num_foreign;
     pending = MPL_calloc(num_known, sizeof(*pending), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP(pending == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPIDI_FTDEV_counters_trace();
@@ -522,9 +522,9 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     /* processes of other worlds are told too: this one's leaving is no
      * failure to them */
     for (int pid = 0; pid < num_known; pid++)
-        if (pid != MPIDI_FTDEV_global.my_pid &&
-            MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
-            MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.my_pid,
+        if (pid != MPIDI_FTDEV_global.world.my_pid &&
+            MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+            MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_FINALIZING, MPIDI_FTDEV_global.world.my_pid,
                                   NULL, 0, &pending[pid]);
     mpi_errno = MPID_FT_wait(all_peers_finalizing, pending, "every peer in MPI_Finalize");
     for (int pid = 0; pid < num_known; pid++)
@@ -542,43 +542,43 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPL_time_t start, now;
     double waited = 0;
     MPL_wtime(&start);
-    while (MPIDI_FTDEV_global.sends_in_flight > 0 && waited < 1.0) {
+    while (MPIDI_FTDEV_global.ucx.sends_in_flight > 0 && waited < 1.0) {
         MPIDI_FTDEV_worker_progress();
         MPL_wtime(&now);
         MPL_wtime_diff(&start, &now, &waited);
     }
 
     close_all_eps(pending);
-    ucp_worker_release_address(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_global.address);
-    ucp_worker_destroy(MPIDI_FTDEV_global.worker);
-    MPIDI_FTDEV_global.worker = NULL;
+    ucp_worker_release_address(MPIDI_FTDEV_global.ucx.worker, MPIDI_FTDEV_global.ucx.address);
+    ucp_worker_destroy(MPIDI_FTDEV_global.ucx.worker);
+    MPIDI_FTDEV_global.ucx.worker = NULL;
 
   release:
     MPIDI_FTDEV_release_held_contexts();
-    ucp_cleanup(MPIDI_FTDEV_global.context);
+    ucp_cleanup(MPIDI_FTDEV_global.ucx.context);
     MPIDI_FTDEV_ucx_log_release();
-    MPL_free(MPIDI_FTDEV_global.peer_reqs);
-    MPL_free(MPIDI_FTDEV_global.peer_state);
-    MPL_free(MPIDI_FTDEV_global.failure_log);
-    MPL_free(MPIDI_FTDEV_global.peer_finalizing);
-    for (int pid = 0; MPIDI_FTDEV_global.peer_address && pid < MPIDI_FTDEV_global.pid_capacity;
+    MPL_free(MPIDI_FTDEV_global.peers.reqs);
+    MPL_free(MPIDI_FTDEV_global.peers.state);
+    MPL_free(MPIDI_FTDEV_global.failures.log);
+    MPL_free(MPIDI_FTDEV_global.peers.finalizing);
+    for (int pid = 0; MPIDI_FTDEV_global.rebuild.peer_address && pid < MPIDI_FTDEV_global.world.pid_capacity;
          pid++)
-        MPL_free(MPIDI_FTDEV_global.peer_address[pid]);
-    for (int pid = MPIDI_FTDEV_global.num_pids;
-         MPIDI_FTDEV_global.foreign_av && pid < MPIDI_FTDEV_global.pid_capacity; pid++)
-        MPL_free(MPIDI_FTDEV_global.foreign_av[pid]);
+        MPL_free(MPIDI_FTDEV_global.rebuild.peer_address[pid]);
+    for (int pid = MPIDI_FTDEV_global.world.num_pids;
+         MPIDI_FTDEV_global.world.foreign_av && pid < MPIDI_FTDEV_global.world.pid_capacity; pid++)
+        MPL_free(MPIDI_FTDEV_global.world.foreign_av[pid]);
     MPIDI_FTDEV_close_net_addresses();
-    MPL_free(MPIDI_FTDEV_global.foreign_av);
-    MPL_free(MPIDI_FTDEV_global.foreign_world_id);
-    MPIDI_FTDEV_global.foreign_world_id = NULL;
-    MPL_free(MPIDI_FTDEV_global.pid_of_foreign_tag_pid);
-    MPIDI_FTDEV_global.foreign_av = NULL;
-    MPIDI_FTDEV_global.pid_of_foreign_tag_pid = NULL;
-    MPL_free(MPIDI_FTDEV_global.peer_address);
-    MPL_free(MPIDI_FTDEV_global.peer_address_len);
-    MPL_free(MPIDI_FTDEV_global.replaced);
-    MPL_free(MPIDI_FTDEV_global.peer_hb);
-    MPIDI_FTDEV_global.peer_reqs = NULL;
+    MPL_free(MPIDI_FTDEV_global.world.foreign_av);
+    MPL_free(MPIDI_FTDEV_global.world.foreign_world_id);
+    MPIDI_FTDEV_global.world.foreign_world_id = NULL;
+    MPL_free(MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid);
+    MPIDI_FTDEV_global.world.foreign_av = NULL;
+    MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid = NULL;
+    MPL_free(MPIDI_FTDEV_global.rebuild.peer_address);
+    MPL_free(MPIDI_FTDEV_global.rebuild.peer_address_len);
+    MPL_free(MPIDI_FTDEV_global.rebuild.replaced);
+    MPL_free(MPIDI_FTDEV_global.peers.hb);
+    MPIDI_FTDEV_global.peers.reqs = NULL;
 
   fn_exit:
     MPL_free(pending);

@@ -64,12 +64,12 @@ static void service_name(char *buf, size_t len, const char *job, uint32_t epoch,
 int MPIDI_FTDEV_publish_address(uint32_t epoch, int publish, int *nchunks)
 {
     int mpi_errno = MPI_SUCCESS;
-    size_t len = MPIDI_FTDEV_global.address_len;
+    size_t len = MPIDI_FTDEV_global.ucx.address_len;
     char *hex = MPL_malloc(2 * len + 1, MPL_MEM_ADDRESS);
     char name[256], chunk[ADDRESS_CHUNK + 1];
 
     MPIR_ERR_CHKANDJUMP(hex == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    hex_encode((const uint8_t *) MPIDI_FTDEV_global.address, len, hex);
+    hex_encode((const uint8_t *) MPIDI_FTDEV_global.ucx.address, len, hex);
     *nchunks = (int) ((2 * len + ADDRESS_CHUNK - 1) / ADDRESS_CHUNK);
     for (int c = 0; c < *nchunks; c++) {
         service_name(name, sizeof(name), MPIR_pmi_job_id(), epoch, c);
@@ -204,7 +204,7 @@ int MPIDI_FTDEV_spawn_replacements(int k, const int *pids, uint32_t epoch, int n
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     used = snprintf(rejoin, sizeof(rejoin), "%s,%u,%d,%d,%d,%ld,%s", MPIR_pmi_job_id(), epoch,
-                    MPIDI_FTDEV_global.num_pids, MPIDI_FTDEV_global.my_pid, nchunks,
+                    MPIDI_FTDEV_global.world.num_pids, MPIDI_FTDEV_global.world.my_pid, nchunks,
                     (long) getpid(), host);
     for (int i = 0; i < k && used < sizeof(rejoin); i++)
         used += snprintf(rejoin + used, sizeof(rejoin) - used, ",%d", pids[i]);
@@ -320,7 +320,7 @@ int MPID_FT_take_over_replaced_rank(void)
 
     mpi_errno = MPIR_pmi_take_over_rank(pid, size, NULL);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIDI_FTDEV_global.is_replacement = 1;
+    MPIDI_FTDEV_global.rebuild.is_replacement = 1;
 
   fn_exit:
     return mpi_errno;

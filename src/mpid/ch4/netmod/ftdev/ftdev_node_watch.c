@@ -57,7 +57,7 @@ cvars:
 int MPIDI_FTDEV_on_my_node(int pid)
 {
     return MPIR_Process.node_map &&
-        MPIR_Process.node_map[pid] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid];
+        MPIR_Process.node_map[pid] == MPIR_Process.node_map[MPIDI_FTDEV_global.world.my_pid];
 }
 
 static int read_proc_file(int32_t ospid, const char *name, char *buf, size_t size)
@@ -75,8 +75,8 @@ static int read_proc_file(int32_t ospid, const char *name, char *buf, size_t siz
 
 int32_t MPIDI_FTDEV_visible_ospid(int pid)
 {
-    const MPIDI_FTDEV_hb_contact_t *c = &MPIDI_FTDEV_global.peer_hb[pid];
-    uint64_t mine = MPIDI_FTDEV_global.peer_hb[MPIDI_FTDEV_global.my_pid].pid_namespace;
+    const MPIDI_FTDEV_hb_contact_t *c = &MPIDI_FTDEV_global.peers.hb[pid];
+    uint64_t mine = MPIDI_FTDEV_global.peers.hb[MPIDI_FTDEV_global.world.my_pid].pid_namespace;
 
     if (!MPIDI_FTDEV_on_my_node(pid) || c->ospid <= 0 || mine == 0 || c->pid_namespace != mine)
         return 0;
@@ -126,8 +126,8 @@ static int open_pidfd(int32_t ospid)
 
 static int32_t ospid_to_watch(int pid)
 {
-    if (pid == MPIDI_FTDEV_global.my_pid || !MPIDI_FTDEV_hb_live(pid) ||
-        MPIDI_FTDEV_global.peer_finalizing[pid])
+    if (pid == MPIDI_FTDEV_global.world.my_pid || !MPIDI_FTDEV_hb_live(pid) ||
+        MPIDI_FTDEV_global.peers.finalizing[pid])
         return 0;
     return MPIDI_FTDEV_visible_ospid(pid);
 }
@@ -153,7 +153,7 @@ void MPIDI_FTDEV_watch_update(void)
     if (MPIDI_FTDEV_hb.watch_epoll < 0)
         return;
     pthread_mutex_lock(&watch_lock);
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++) {
         int32_t ospid = ospid_to_watch(pid);
         if (ospid == MPIDI_FTDEV_hb.watch_ospid[pid])
             continue;
@@ -184,7 +184,7 @@ int MPIDI_FTDEV_watch_collect(void)
     for (int i = 0; i < n; i++) {
         int pid = (int) (ev[i].data.u64 >> 32);
         int32_t ospid = (int32_t) (uint32_t) ev[i].data.u64;
-        if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids && !MPIDI_FTDEV_hb.suspected[pid] &&
+        if (pid >= 0 && pid < MPIDI_FTDEV_global.world.num_pids && !MPIDI_FTDEV_hb.suspected[pid] &&
             ospid == ospid_to_watch(pid))
             MPIDI_FTDEV_hb_suspect(pid, HB_SUSPECT_ENDED);
     }
@@ -195,7 +195,7 @@ int MPIDI_FTDEV_watch_collect(void)
 void MPIDI_FTDEV_watch_forget_ended(void)
 {
     pthread_mutex_lock(&watch_lock);
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++)
         if (MPIDI_FTDEV_hb.watch_fd[pid] >= 0 && MPIDI_FTDEV_hb.suspected[pid])
             watch_drop(pid);
     pthread_mutex_unlock(&watch_lock);
@@ -211,9 +211,9 @@ int MPIDI_FTDEV_heartbeat_watches_every_peer(void)
 {
     if (!MPIDI_FTDEV_hb.running || MPIDI_FTDEV_hb.watch_epoll < 0)
         return 0;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
-        if (pid == MPIDI_FTDEV_global.my_pid ||
-            MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++) {
+        if (pid == MPIDI_FTDEV_global.world.my_pid ||
+            MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
         /* one the thread has found dead and not yet reported was watched;
          * a finalizing process no longer is */
@@ -222,7 +222,7 @@ int MPIDI_FTDEV_heartbeat_watches_every_peer(void)
         int32_t ospid = __atomic_load_n(&MPIDI_FTDEV_hb.watch_ospid[pid], __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&MPIDI_FTDEV_hb.watch_fd[pid], __ATOMIC_ACQUIRE) < 0 ||
             __atomic_load_n(&MPIDI_FTDEV_hb.watch_ospid[pid], __ATOMIC_ACQUIRE) != ospid ||
-            ospid != MPIDI_FTDEV_global.peer_hb[pid].ospid)
+            ospid != MPIDI_FTDEV_global.peers.hb[pid].ospid)
             return 0;
     }
     return 1;
@@ -230,7 +230,7 @@ int MPIDI_FTDEV_heartbeat_watches_every_peer(void)
 
 int MPIDI_FTDEV_watch_open(void)
 {
-    int n = MPIDI_FTDEV_global.num_pids;
+    int n = MPIDI_FTDEV_global.world.num_pids;
     if (!MPIR_CVAR_CH4_FTDEV_WATCH_NODE_PEERS)
         return MPI_SUCCESS;
     MPIDI_FTDEV_hb.watch_fd = MPL_malloc(n * sizeof(int), MPL_MEM_OTHER);
@@ -251,7 +251,7 @@ int MPIDI_FTDEV_watch_open(void)
 
 void MPIDI_FTDEV_watch_close(void)
 {
-    for (int pid = 0; MPIDI_FTDEV_hb.watch_fd && pid < MPIDI_FTDEV_global.num_pids; pid++)
+    for (int pid = 0; MPIDI_FTDEV_hb.watch_fd && pid < MPIDI_FTDEV_global.world.num_pids; pid++)
         if (MPIDI_FTDEV_hb.watch_fd[pid] >= 0)
             close(MPIDI_FTDEV_hb.watch_fd[pid]);
     if (MPIDI_FTDEV_hb.watch_epoll >= 0)

@@ -79,7 +79,7 @@ typedef struct {
     /* set by the free hook: the device keeps the context id (ftdev_comm.c) */
     int holds_context;
     /* MPIDI_FTDEV_comm_failed_member's answer, good while the global
-     * fault_generation is failed_member_generation */
+     * failures.generation is failed_member_generation */
     int failed_member;
     unsigned long failed_member_generation;
 } MPIDI_FTDEV_comm_t;

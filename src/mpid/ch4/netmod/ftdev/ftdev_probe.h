@@ -18,7 +18,7 @@ MPL_STATIC_INLINE_PREFIX ucp_tag_message_h MPIDI_FTDEV_probe(int source, int tag
 {
     int context_id = comm->recvcontext_id + context_offset;
     uint64_t ucp_tag = MPIDI_FTDEV_recv_tag(context_id, tag, source, addr);
-    return ucp_tag_probe_nb(MPIDI_FTDEV_global.worker, ucp_tag,
+    return ucp_tag_probe_nb(MPIDI_FTDEV_global.ucx.worker, ucp_tag,
                             MPIDI_FTDEV_recv_mask(context_id, tag, source), remove, info);
 }
 
@@ -44,7 +44,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_iprobe(int source, int tag, MPIR_Comm 
     ucp_tag_recv_info_t info;
 
     *flag = 0;
-    if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {
+    if (unlikely(MPIDI_FTDEV_global.failures.num_refusal_causes)) {
         int gate = MPIDI_FTDEV_probe_gate(source, addr, flag, status);
         if (gate != MPI_SUCCESS)
             return gate == MPIDI_FTDEV_BLANK_PEER ? MPI_SUCCESS : gate;
@@ -72,7 +72,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_improbe(int source, int tag, MPIR_Comm
 
     *flag = 0;
     *message = NULL;
-    if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {
+    if (unlikely(MPIDI_FTDEV_global.failures.num_refusal_causes)) {
         int gate = MPIDI_FTDEV_probe_gate(source, addr, flag, status);
         if (gate == MPIDI_FTDEV_BLANK_PEER) {
             /* builtin request 0, whose handle is MPI_MESSAGE_NO_PROC */

@@ -100,7 +100,7 @@ static size_t last_received_len;
 
 int MPIDI_FTDEV_rb_alloc_state(void)
 {
-    int n = MPIDI_FTDEV_global.num_pids;
+    int n = MPIDI_FTDEV_global.world.num_pids;
     if (rb.allocated)
         return MPI_SUCCESS;
     rb.ready_epoch = MPL_malloc(n * sizeof(uint32_t), MPL_MEM_OTHER);
@@ -128,32 +128,29 @@ int MPIDI_FTDEV_rb_alloc_state(void)
 static void rebuild_message(int from, int about, const void *buf, size_t len)
 {
     const MPIDI_FTDEV_rb_msg_t *m = buf;
-    const char *wrong = MPIDI_FTDEV_rb_check(buf, len, from, MPIDI_FTDEV_global.num_pids);
+    const char *wrong = MPIDI_FTDEV_rb_check(buf, len, from, MPIDI_FTDEV_global.world.num_pids);
 
     if (wrong) {
         MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
-                MPIDI_FTDEV_global.my_pid, wrong, from);
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a rebuild message from rank %d: %s\n",
+                MPIDI_FTDEV_global.world.my_pid, from, wrong);
         return;
     }
     if (MPIDI_FTDEV_rb_alloc_state() != MPI_SUCCESS)
         return;
-    MPID_FT_TRACE("rebuild: %s epoch %u from %d",
-                  m->kind == MPIDI_FTDEV_RB_READY ? "ready" :
-                  m->kind == MPIDI_FTDEV_RB_HELLO ? "hello" :
-                  m->kind == MPIDI_FTDEV_RB_WELCOME ? "welcome" : "rebuilt", m->epoch, from);
-    switch (m->kind) {
+    MPID_FT_MSG_TRACE(&MPIDI_FTDEV_rb_kinds, &m->head, from, "%s", "");
+    switch (m->head.kind) {
         case MPIDI_FTDEV_RB_READY:{
                 const uint8_t *ready = (const uint8_t *) (m + 1);
-                for (int p = 0; p < MPIDI_FTDEV_global.num_pids; p++)
+                for (int p = 0; p < MPIDI_FTDEV_global.world.num_pids; p++)
                     if (MPID_FT_set_has(ready, p) &&
-                        (rb.ready_epoch[p] == NO_EPOCH || rb.ready_epoch[p] < m->epoch))
-                        rb.ready_epoch[p] = m->epoch;
-                rb.ready_from[from] = m->epoch;
+                        (rb.ready_epoch[p] == NO_EPOCH || rb.ready_epoch[p] < m->head.seq))
+                        rb.ready_epoch[p] = m->head.seq;
+                rb.ready_from[from] = m->head.seq;
                 /* its parent failed after passing READY on, or this one is
                  * done: the REBUILT of that epoch, if this process holds it */
-                if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, m->epoch)) {
-                    MPID_FT_TRACE("rebuild: rebuilt epoch %u again for %d", m->epoch, from);
+                if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, m->head.seq)) {
+                    MPID_FT_TRACE("rebuild: rebuilt epoch %u again for %d", m->head.seq, from);
                     MPIDI_FTDEV_rb_send(from, last_received, last_received_len);
                 }
                 break;
@@ -168,13 +165,13 @@ static void rebuild_message(int from, int about, const void *buf, size_t len)
                 rb.hello_address[from] = address;
                 rb.hello_len[from] = e->address_len;
                 rb.hello_hb[from] = e->heartbeat;
-                rb.hello_epoch[from] = m->epoch;
+                rb.hello_epoch[from] = m->head.seq;
                 break;
             }
         case MPIDI_FTDEV_RB_WELCOME:
         case MPIDI_FTDEV_RB_REBUILT:{
                 /* (a copy of one held is left alone: it may be being read) */
-                if (MPIDI_FTDEV_rb_received(m->kind, m->epoch))
+                if (MPIDI_FTDEV_rb_received(m->head.kind, m->head.seq))
                     return;
                 MPIDI_FTDEV_rb_msg_t *copy = MPL_malloc(len, MPL_MEM_OTHER);
                 if (copy == NULL)
@@ -196,7 +193,7 @@ static void register_rebuild_messages(void)
 
 const MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_received(uint32_t kind, uint32_t epoch)
 {
-    if (last_received && last_received->kind == kind && last_received->epoch == epoch)
+    if (last_received && last_received->head.kind == kind && last_received->head.seq == epoch)
         return last_received;
     return NULL;
 }
@@ -209,7 +206,7 @@ const MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_received(uint32_t kind, uint32_t epoc
 static int replacement_ep_failed(int pid)
 {
     if (!rb.allocated || rb.hello_ep[pid] == NULL ||
-        MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+        MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE)
         return 0;
     rb.hello_died[pid] = 1;
     return 1;
@@ -234,14 +231,14 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
     mpi_errno = MPIDI_FTDEV_save_address(pid, address, len);
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).ep = ep;
-    if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE) {
-        MPIDI_FTDEV_global.num_refusal_causes--;
+    if (MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_ALIVE) {
+        MPIDI_FTDEV_global.failures.num_refusal_causes--;
         MPIDI_FTDEV_forget_failure(pid);
     }
     MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_ALIVE);
-    MPIDI_FTDEV_global.peer_finalizing[pid] = 0;
-    MPIDI_FTDEV_global.replaced[pid] = 1;
-    MPIDI_FTDEV_global.peer_hb[pid] = *heartbeat;
+    MPIDI_FTDEV_global.peers.finalizing[pid] = 0;
+    MPIDI_FTDEV_global.rebuild.replaced[pid] = 1;
+    MPIDI_FTDEV_global.peers.hb[pid] = *heartbeat;
     MPIDI_FTDEV_heartbeat_revive(pid);
 
   fn_exit:
@@ -264,9 +261,9 @@ static void pathological(const char *what)
 /* A survivor the coordinator waits for: alive, not leaving, not itself. */
 static int awaited_survivor(const uint8_t * dead, int pid)
 {
-    return pid != MPIDI_FTDEV_global.my_pid && !MPID_FT_set_has(dead, pid) &&
-        MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
-        !MPIDI_FTDEV_global.peer_finalizing[pid];
+    return pid != MPIDI_FTDEV_global.world.my_pid && !MPID_FT_set_has(dead, pid) &&
+        MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
+        !MPIDI_FTDEV_global.peers.finalizing[pid];
 }
 
 /* ---- the survivors' tree: process ids counted from the coordinator's ---- */
@@ -281,13 +278,13 @@ typedef struct {
 
 static int pid_at(const survivor_wait_t * w, int v)
 {
-    return MPID_FT_tree_member(v, w->coordinator, MPIDI_FTDEV_global.num_pids);
+    return MPID_FT_tree_member(v, w->coordinator, MPIDI_FTDEV_global.world.num_pids);
 }
 
 static int my_position(const survivor_wait_t * w)
 {
-    return MPID_FT_tree_position(MPIDI_FTDEV_global.my_pid, w->coordinator,
-                                 MPIDI_FTDEV_global.num_pids);
+    return MPID_FT_tree_position(MPIDI_FTDEV_global.world.my_pid, w->coordinator,
+                                 MPIDI_FTDEV_global.world.num_pids);
 }
 
 static int awaited_at(int v, void *arg)
@@ -307,7 +304,7 @@ static int ready_parent(const survivor_wait_t * w)
 static int subtree_ready(const survivor_wait_t * w)
 {
     int v = my_position(w);
-    int end = MPID_FT_tree_subtree_end(v, MPIDI_FTDEV_global.num_pids);
+    int end = MPID_FT_tree_subtree_end(v, MPIDI_FTDEV_global.world.num_pids);
     for (int u = v + 1; u < end; u++) {
         int pid = pid_at(w, u);
         if (awaited_survivor(w->dead, pid) && rb.ready_epoch[pid] != w->epoch)
@@ -320,14 +317,14 @@ static int subtree_ready(const survivor_wait_t * w)
 static int send_ready(int to, uint32_t epoch)
 {
     int mpi_errno = MPI_SUCCESS;
-    int n = MPIDI_FTDEV_global.num_pids;
+    int n = MPIDI_FTDEV_global.world.num_pids;
     size_t len;
     MPIDI_FTDEV_rb_msg_t *ready = MPIDI_FTDEV_rb_new_msg(MPIDI_FTDEV_RB_READY, epoch,
                                                          MPID_FT_SET_BYTES(n), &len);
 
     MPIR_ERR_CHKANDJUMP(ready == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     uint8_t *set = (uint8_t *) (ready + 1);
-    MPID_FT_set_add(set, MPIDI_FTDEV_global.my_pid);
+    MPID_FT_set_add(set, MPIDI_FTDEV_global.world.my_pid);
     for (int p = 0; p < n; p++)
         if (rb.ready_epoch[p] == epoch)
             MPID_FT_set_add(set, p);
@@ -345,7 +342,7 @@ static int ready_step(void *arg)
     survivor_wait_t *w = arg;
 
     if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, w->epoch) ||
-        MPIDI_FTDEV_global.peer_state[w->coordinator] != MPIDI_FTDEV_PEER_ALIVE)
+        MPIDI_FTDEV_global.peers.state[w->coordinator] != MPIDI_FTDEV_PEER_ALIVE)
         return 1;
     if (!subtree_ready(w))
         return 0;
@@ -365,7 +362,7 @@ static int ready_step(void *arg)
 static int pass_rebuilt_on(uint32_t epoch, const uint8_t * dead)
 {
     int mpi_errno = MPI_SUCCESS;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids && mpi_errno == MPI_SUCCESS; pid++)
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids && mpi_errno == MPI_SUCCESS; pid++)
         if (rb.ready_from[pid] == epoch && awaited_survivor(dead, pid)) {
             mpi_errno = MPIDI_FTDEV_rb_send(pid, last_received, last_received_len);
         }
@@ -409,7 +406,7 @@ static int everyone_answered(uint32_t epoch, const uint8_t * dead, char *late, s
     int all = 1;
     if (late)
         late[0] = 0;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++) {
         int missing;
         if (MPID_FT_set_has(dead, pid))
             missing = !rb.hello_died[pid] &&
@@ -426,7 +423,7 @@ static int everyone_answered(uint32_t epoch, const uint8_t * dead, char *late, s
 static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
 {
     int mpi_errno = MPI_SUCCESS;
-    int n = MPIDI_FTDEV_global.num_pids, me = MPIDI_FTDEV_global.my_pid;
+    int n = MPIDI_FTDEV_global.world.num_pids, me = MPIDI_FTDEV_global.world.my_pid;
     size_t welcome_len = 0, rebuilt_len = 0, len;
     MPIDI_FTDEV_rb_msg_t *welcome = NULL, *rebuilt = NULL;
 
@@ -435,8 +432,8 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
         if (MPID_FT_set_has(dead, pid) && !rb.hello_died[pid]) {
             rebuilt_len += MPIDI_FTDEV_rb_entry_size(rb.hello_len[pid]);
             welcome_len += MPIDI_FTDEV_rb_entry_size(rb.hello_len[pid]);
-        } else if (pid == me || MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
-            welcome_len += MPIDI_FTDEV_rb_entry_size(MPIDI_FTDEV_global.peer_address_len[pid]);
+        } else if (pid == me || MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
+            welcome_len += MPIDI_FTDEV_rb_entry_size(MPIDI_FTDEV_global.rebuild.peer_address_len[pid]);
         } else {
             welcome_len += MPIDI_FTDEV_rb_entry_size(0);
         }
@@ -453,15 +450,15 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
             r = MPIDI_FTDEV_rb_put_entry(r, pid, MPIDI_FTDEV_RB_REPLACED, rb.hello_address[pid],
                                          rb.hello_len[pid], &rb.hello_hb[pid]);
             rebuilt->count++;
-        } else if (pid == me || MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
-            int state = MPIDI_FTDEV_global.peer_finalizing[pid] ? MPIDI_FTDEV_RB_LEAVING :
+        } else if (pid == me || MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE) {
+            int state = MPIDI_FTDEV_global.peers.finalizing[pid] ? MPIDI_FTDEV_RB_LEAVING :
                 MPIDI_FTDEV_RB_ALIVE;
-            w = MPIDI_FTDEV_rb_put_entry(w, pid, state, MPIDI_FTDEV_global.peer_address[pid],
-                                         MPIDI_FTDEV_global.peer_address_len[pid],
-                                         &MPIDI_FTDEV_global.peer_hb[pid]);
+            w = MPIDI_FTDEV_rb_put_entry(w, pid, state, MPIDI_FTDEV_global.rebuild.peer_address[pid],
+                                         MPIDI_FTDEV_global.rebuild.peer_address_len[pid],
+                                         &MPIDI_FTDEV_global.peers.hb[pid]);
         } else {
             w = MPIDI_FTDEV_rb_put_entry(w, pid, MPIDI_FTDEV_RB_DEAD, NULL, 0,
-                                         &MPIDI_FTDEV_global.peer_hb[pid]);
+                                         &MPIDI_FTDEV_global.peers.hb[pid]);
         }
         welcome->count++;
     }
@@ -544,7 +541,7 @@ static int answers_step(void *arg)
 static int coordinate(uint32_t epoch, const uint8_t * dead)
 {
     int mpi_errno = MPI_SUCCESS;
-    int n = MPIDI_FTDEV_global.num_pids, k = 0, nchunks = 0;
+    int n = MPIDI_FTDEV_global.world.num_pids, k = 0, nchunks = 0;
     int *pids = MPL_malloc(n * sizeof(int), MPL_MEM_OTHER);
 
     MPIR_ERR_CHKANDJUMP(pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -607,7 +604,7 @@ int MPID_FT_rebuild_world(uint32_t epoch, const uint8_t * dead, int coordinator,
 
     *again = 0;
     MPIR_ERR_CHECK(mpi_errno);
-    if (coordinator == MPIDI_FTDEV_global.my_pid)
+    if (coordinator == MPIDI_FTDEV_global.world.my_pid)
         mpi_errno = coordinate(epoch, dead);
     else
         mpi_errno = survivor_waits_for_rebuilt(epoch, coordinator, dead, again);

@@ -38,15 +38,16 @@ MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_new_msg(uint32_t kind, uint32_t epoch, size
     *len = sizeof(MPIDI_FTDEV_rb_msg_t) + entries_len;
     MPIDI_FTDEV_rb_msg_t *m = MPL_calloc(1, *len, MPL_MEM_OTHER);
     if (m) {
-        m->kind = kind;
-        m->epoch = epoch;
-        memcpy(m->modes, MPIDI_FTDEV_global.policy.modes, sizeof(m->modes));
+        m->head = (MPID_FT_msg_head_t) {.kind = kind,.seq = epoch };
+        memcpy(m->modes, MPIDI_FTDEV_global.upper.policy.modes, sizeof(m->modes));
     }
     return m;
 }
 
 int MPIDI_FTDEV_rb_send(int to, MPIDI_FTDEV_rb_msg_t * m, size_t len)
 {
-    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_REBUILD, MPIDI_FTDEV_global.my_pid, m, len,
+    /* a REBUILT passed on is sent by this process */
+    m->head.sender = MPIDI_FTDEV_global.world.my_pid;
+    return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_REBUILD, MPIDI_FTDEV_global.world.my_pid, m, len,
                                  NULL);
 }

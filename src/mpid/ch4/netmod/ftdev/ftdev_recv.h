@@ -56,10 +56,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_post_recv(MPIR_Request * rreq, void *bu
 
     MPIDI_FTDEV_describe_buffer(buf, count, datatype, &param, &ucp_buf, &ucp_count);
     if (message)
-        ucp_request = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.worker, (void *) ucp_buf,
+        ucp_request = ucp_tag_msg_recv_nbx(MPIDI_FTDEV_global.ucx.worker, (void *) ucp_buf,
                                            ucp_count, message, &param);
     else
-        ucp_request = ucp_tag_recv_nbx(MPIDI_FTDEV_global.worker, (void *) ucp_buf, ucp_count,
+        ucp_request = ucp_tag_recv_nbx(MPIDI_FTDEV_global.ucx.worker, (void *) ucp_buf, ucp_count,
                                        ucp_tag, mask, &param);
     MPIDI_FTDEV_CHK_REQUEST(ucp_request);
 
@@ -103,7 +103,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
     MPIR_Comm_add_ref(comm);
     *request = rreq;
 
-    MPIDI_FTDEV_request_start(rreq, rank == MPI_ANY_SOURCE ? &MPIDI_FTDEV_global.wildcard_reqs :
+    MPIDI_FTDEV_request_start(rreq, rank == MPI_ANY_SOURCE ? &MPIDI_FTDEV_global.peers.wildcard_reqs :
                               MPIDI_FTDEV_peer_list(MPIDI_FTDEV_AV(addr).pid), comm,
                               comm_wide);
     mpi_errno = MPIDI_FTDEV_post_recv(rreq, buf, count, datatype, NULL, ucp_tag, mask);
@@ -137,7 +137,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_imrecv(void *buf, MPI_Aint count, MPI_
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_cancel_recv(MPIR_Request * rreq)
 {
     if (!MPIR_Request_is_complete(rreq))
-        ucp_request_cancel(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_REQ(rreq).u.ucp_request);
+        ucp_request_cancel(MPIDI_FTDEV_global.ucx.worker, MPIDI_FTDEV_REQ(rreq).u.ucp_request);
     return MPI_SUCCESS;
 }
 

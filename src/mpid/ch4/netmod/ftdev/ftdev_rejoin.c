@@ -25,17 +25,17 @@
 static int hello(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    int me = MPIDI_FTDEV_global.my_pid, coordinator = MPIDI_FTDEV_rejoin_key.coordinator;
+    int me = MPIDI_FTDEV_global.world.my_pid, coordinator = MPIDI_FTDEV_rejoin_key.coordinator;
     void *address = NULL;
     size_t address_len, len;
     MPIDI_FTDEV_rb_msg_t *m = NULL;
 
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++) {
         MPIDI_FTDEV_AV(&MPIDIU_get_av(0, pid)).ep = NULL;
         if (pid != me && pid != coordinator)
             MPIDI_FTDEV_set_peer_state(pid, MPIDI_FTDEV_PEER_FAILED);
     }
-    mpi_errno = MPIDI_FTDEV_create_ep(me, (const ucp_address_t *) MPIDI_FTDEV_global.address,
+    mpi_errno = MPIDI_FTDEV_create_ep(me, (const ucp_address_t *) MPIDI_FTDEV_global.ucx.address,
                                       &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, me)).ep);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -48,12 +48,12 @@ static int hello(void)
     MPIR_ERR_CHECK(mpi_errno);
 
     m = MPIDI_FTDEV_rb_new_msg(MPIDI_FTDEV_RB_HELLO, MPIDI_FTDEV_rejoin_key.epoch,
-                               MPIDI_FTDEV_rb_entry_size(MPIDI_FTDEV_global.address_len), &len);
+                               MPIDI_FTDEV_rb_entry_size(MPIDI_FTDEV_global.ucx.address_len), &len);
     MPIR_ERR_CHKANDJUMP(m == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     m->count = 1;
     MPIDI_FTDEV_rb_put_entry((MPIDI_FTDEV_rb_entry_t *) (m + 1), me, MPIDI_FTDEV_RB_REPLACED,
-                             MPIDI_FTDEV_global.address, MPIDI_FTDEV_global.address_len,
-                             &MPIDI_FTDEV_global.peer_hb[me]);
+                             MPIDI_FTDEV_global.ucx.address, MPIDI_FTDEV_global.ucx.address_len,
+                             &MPIDI_FTDEV_global.peers.hb[me]);
     mpi_errno = MPIDI_FTDEV_rb_send(coordinator, m, len);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -77,7 +77,7 @@ static int coordinator_gone(MPL_time_t * start)
     char host[256] = "";
     const MPIDI_FTDEV_rejoin_key_t *key = &MPIDI_FTDEV_rejoin_key;
 
-    if (MPIDI_FTDEV_global.peer_state[key->coordinator] != MPIDI_FTDEV_PEER_ALIVE)
+    if (MPIDI_FTDEV_global.peers.state[key->coordinator] != MPIDI_FTDEV_PEER_ALIVE)
         return 1;
     MPL_wtime(&now);
     MPL_wtime_diff(start, &now, &elapsed);
@@ -101,17 +101,17 @@ int MPIDI_FTDEV_rejoin(void)
 {
     int mpi_errno = MPI_SUCCESS;
     const MPIDI_FTDEV_rejoin_key_t *key = &MPIDI_FTDEV_rejoin_key;
-    int me = MPIDI_FTDEV_global.my_pid, coordinator = key->coordinator, nreplaced = 0;
+    int me = MPIDI_FTDEV_global.world.my_pid, coordinator = key->coordinator, nreplaced = 0;
     const MPIDI_FTDEV_rb_msg_t *welcome;
-    int *replaced = MPL_malloc(MPIDI_FTDEV_global.num_pids * sizeof(int), MPL_MEM_OTHER);
-    int *node_map = MPL_malloc(MPIDI_FTDEV_global.num_pids * sizeof(int), MPL_MEM_OTHER);
+    int *replaced = MPL_malloc(MPIDI_FTDEV_global.world.num_pids * sizeof(int), MPL_MEM_OTHER);
+    int *node_map = MPL_malloc(MPIDI_FTDEV_global.world.num_pids * sizeof(int), MPL_MEM_OTHER);
     char msg[256];
 
     MPIR_ERR_CHKANDJUMP(!replaced || !node_map, mpi_errno, MPI_ERR_OTHER, "**nomem");
     mpi_errno = MPIDI_FTDEV_rb_alloc_state();
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIDI_FTDEV_save_address(me, MPIDI_FTDEV_global.address,
-                                         MPIDI_FTDEV_global.address_len);
+    mpi_errno = MPIDI_FTDEV_save_address(me, MPIDI_FTDEV_global.ucx.address,
+                                         MPIDI_FTDEV_global.ucx.address_len);
     MPIR_ERR_CHECK(mpi_errno);
     /* a coordinator that cannot be reached has died (its memory went
      * with it), as much as one that fails later */
@@ -132,15 +132,15 @@ int MPIDI_FTDEV_rejoin(void)
     if (MPIDI_FTDEV_modes_differ(welcome->modes, coordinator, msg, sizeof(msg)))
         MPIDI_FTDEV_exit_at_init(msg);
 
-    MPIDI_FTDEV_global.epoch = key->epoch;
-    MPIDI_FTDEV_global.epoch_bits = ((uint64_t) key->epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
+    MPIDI_FTDEV_global.epoch.current = key->epoch;
+    MPIDI_FTDEV_global.epoch.bits = ((uint64_t) key->epoch << MPIDI_FTDEV_EPOCH_SHIFT) &
         MPIDI_FTDEV_EPOCH_MASK;
     /* the survivors' node map, so that everyone builds the same node-level
      * sub-communicators of MPI_COMM_WORLD */
     const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (welcome + 1);
     for (uint32_t i = 0; i < welcome->count; i++, e = MPIDI_FTDEV_rb_next_entry(e))
         node_map[e->pid] = e->node;
-    mpi_errno = MPIR_pmi_take_over_rank(me, MPIDI_FTDEV_global.num_pids, node_map);
+    mpi_errno = MPIR_pmi_take_over_rank(me, MPIDI_FTDEV_global.world.num_pids, node_map);
     MPIR_ERR_CHECK(mpi_errno);
 
     e = (const MPIDI_FTDEV_rb_entry_t *) (welcome + 1);
@@ -148,7 +148,7 @@ int MPIDI_FTDEV_rejoin(void)
         if (e->state == MPIDI_FTDEV_RB_REPLACED)
             replaced[nreplaced++] = e->pid;
         if (e->pid != me)
-            MPIDI_FTDEV_global.peer_hb[e->pid] = e->heartbeat;
+            MPIDI_FTDEV_global.peers.hb[e->pid] = e->heartbeat;
         if (e->pid == me || e->pid == coordinator)
             continue;
         /* one the welcome lists as alive may have died since: UCX cannot
@@ -158,7 +158,7 @@ int MPIDI_FTDEV_rejoin(void)
         if (e->state == MPIDI_FTDEV_RB_DEAD ||
             MPIDI_FTDEV_create_ep(e->pid, (const ucp_address_t *) (e + 1),
                                   &MPIDI_FTDEV_AV(&MPIDIU_get_av(0, e->pid)).ep) != MPI_SUCCESS) {
-            MPIDI_FTDEV_global.failures_learned++;
+            MPIDI_FTDEV_global.failures.learned++;
             MPIDI_FTDEV_record_failure(e->pid, e->state == MPIDI_FTDEV_RB_DEAD ?
                                        "failed before this process joined" :
                                        "unreachable when this process joined");
@@ -167,11 +167,11 @@ int MPIDI_FTDEV_rejoin(void)
         mpi_errno = MPIDI_FTDEV_save_address(e->pid, e + 1, e->address_len);
         MPIR_ERR_CHECK(mpi_errno);
         MPIDI_FTDEV_set_peer_state(e->pid, MPIDI_FTDEV_PEER_ALIVE);
-        MPIDI_FTDEV_global.peer_finalizing[e->pid] = e->state == MPIDI_FTDEV_RB_LEAVING;
-        MPIDI_FTDEV_global.replaced[e->pid] = e->state == MPIDI_FTDEV_RB_REPLACED;
+        MPIDI_FTDEV_global.peers.finalizing[e->pid] = e->state == MPIDI_FTDEV_RB_LEAVING;
+        MPIDI_FTDEV_global.rebuild.replaced[e->pid] = e->state == MPIDI_FTDEV_RB_REPLACED;
     }
-    if (MPIDI_FTDEV_global.events.joined)
-        MPIDI_FTDEV_global.events.joined(key->epoch, replaced, nreplaced);
+    if (MPIDI_FTDEV_global.upper.events.joined)
+        MPIDI_FTDEV_global.upper.events.joined(key->epoch, replaced, nreplaced);
 
   fn_exit:
     MPL_free(replaced);

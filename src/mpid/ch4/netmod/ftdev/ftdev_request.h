@@ -26,7 +26,7 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_NM_am_request_finalize(MPIR_Request * req)
  * MPI_ERR_OTHER). */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_transfer_error(ucs_status_t status)
 {
-    int errclass = MPIDI_FTDEV_global.policy.ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
+    int errclass = MPIDI_FTDEV_global.upper.policy.ulfm ? MPIX_ERR_PROC_FAILED : MPI_ERR_OTHER;
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__, errclass,
                                 "**ftdev_transfer", "**ftdev_transfer %s",
                                 ucs_status_string(status));

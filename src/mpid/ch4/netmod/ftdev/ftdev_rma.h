@@ -59,15 +59,15 @@ int MPIDI_FTDEV_rma_refuse(MPIR_Win * win, int target);
 #define MPIDI_FTDEV_RMA_SYNC(win_, target_, call_)                      \
     do {                                                                \
         int err_;                                                       \
-        if (unlikely(MPIDI_FTDEV_global.num_refusal_causes)) {                  \
+        if (unlikely(MPIDI_FTDEV_global.failures.num_refusal_causes)) {                  \
             err_ = MPIDI_FTDEV_rma_refuse(win_, target_);               \
             if (err_ != MPI_SUCCESS)                                    \
                 return err_;                                            \
         }                                                               \
-        MPIDI_FTDEV_global.rma_watch_win = (win_);                      \
-        MPIDI_FTDEV_global.rma_watch_target = (target_);                \
+        MPIDI_FTDEV_global.failures.rma_watch_win = (win_);                      \
+        MPIDI_FTDEV_global.failures.rma_watch_target = (target_);                \
         err_ = (call_);                                                 \
-        MPIDI_FTDEV_global.rma_watch_win = NULL;                        \
+        MPIDI_FTDEV_global.failures.rma_watch_win = NULL;                        \
         return err_;                                                    \
     } while (0)
 

@@ -18,7 +18,7 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_send_cmpl_cb(void *request, ucs_status
     MPIDI_FTDEV_ucp_request_t *ucp_request = (MPIDI_FTDEV_ucp_request_t *) request;
     MPIR_Request *req = ucp_request->req;
 
-    MPIDI_FTDEV_global.sends_in_flight--;
+    MPIDI_FTDEV_global.ucx.sends_in_flight--;
     if (MPIDI_FTDEV_request_ucx_finished(req)) {
         if (unlikely(status == UCS_ERR_CANCELED)) {
             MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
@@ -51,7 +51,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
                              MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND));
 
     uint64_t ucp_tag = MPIDI_FTDEV_make_tag(comm->context_id + context_offset,
-                                            MPIDI_FTDEV_global.my_tag_pid, tag);
+                                            MPIDI_FTDEV_global.world.my_tag_pid, tag);
     MPIDI_FTDEV_describe_buffer(buf, count, datatype, &param, &ucp_buf, &ucp_count);
 
     ucp_ep_h ep = MPIDI_FTDEV_AV(addr).ep;
@@ -68,7 +68,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_send(const void *buf, MPI_Aint count,
 
     MPIR_Request *req;
     if (ucp_request) {
-        MPIDI_FTDEV_global.sends_in_flight++;
+        MPIDI_FTDEV_global.ucx.sends_in_flight++;
         req = MPIR_Request_create_from_pool(MPIR_REQUEST_KIND__SEND, 0, 2);
         MPIR_ERR_CHKANDSTMT(req == NULL, mpi_errno, MPIX_ERR_NOREQ, goto fn_fail, "**nomemreq");
         ucp_request->req = req;
@@ -126,7 +126,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_isend_coll(const void *buf, MPI_Aint count
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_cancel_send(MPIR_Request * sreq)
 {
     if (!MPIR_Request_is_complete(sreq))
-        ucp_request_cancel(MPIDI_FTDEV_global.worker, MPIDI_FTDEV_REQ(sreq).u.ucp_request);
+        ucp_request_cancel(MPIDI_FTDEV_global.ucx.worker, MPIDI_FTDEV_REQ(sreq).u.ucp_request);
     return MPI_SUCCESS;
 }
 

@@ -15,8 +15,8 @@
 void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handler,
                               MPID_FT_senders_t senders)
 {
-    MPIDI_FTDEV_global.channel_handler[channel] = handler;
-    MPIDI_FTDEV_global.channel_senders[channel] = senders;
+    MPIDI_FTDEV_global.upper.channel_handler[channel] = handler;
+    MPIDI_FTDEV_global.upper.channel_senders[channel] = senders;
 }
 
 /* A control message on `channel` (a channel's number is checked on
@@ -25,17 +25,17 @@ void MPID_FT_register_handler(MPID_FT_channel_t channel, MPID_FT_handler_t handl
  * channel of this world's processes. */
 static void channel_message(int from, int channel, const void *payload, size_t len)
 {
-    if (!MPIDI_FTDEV_global.channel_handler[channel] ||
-        (from >= MPIDI_FTDEV_global.num_pids &&
-         MPIDI_FTDEV_global.channel_senders[channel] != MPID_FT_FROM_ANY_WORLD)) {
+    if (!MPIDI_FTDEV_global.upper.channel_handler[channel] ||
+        (from >= MPIDI_FTDEV_global.world.num_pids &&
+         MPIDI_FTDEV_global.upper.channel_senders[channel] != MPID_FT_FROM_ANY_WORLD)) {
         MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
         fprintf(stderr, "FT-MPICH: rank %d: dropped a control message on channel %d from "
-                "rank %d, which the channel does not take\n", MPIDI_FTDEV_global.my_pid,
+                "rank %d, which the channel does not take\n", MPIDI_FTDEV_global.world.my_pid,
                 channel, from);
         return;
     }
-    if (MPIDI_FTDEV_global.peer_state[from] == MPIDI_FTDEV_PEER_ALIVE)
-        MPIDI_FTDEV_global.channel_handler[channel] (from, payload, len);
+    if (MPIDI_FTDEV_global.peers.state[from] == MPIDI_FTDEV_PEER_ALIVE)
+        MPIDI_FTDEV_global.upper.channel_handler[channel] (from, payload, len);
 }
 
 __attribute__ ((constructor))
@@ -46,7 +46,7 @@ static void register_channel_messages(void)
 
 int MPID_FT_send(int to, MPID_FT_channel_t channel, const void *payload, size_t len)
 {
-    if (MPIDI_FTDEV_global.peer_state[to] != MPIDI_FTDEV_PEER_ALIVE)
+    if (MPIDI_FTDEV_global.peers.state[to] != MPIDI_FTDEV_PEER_ALIVE)
         return MPI_SUCCESS;
     return MPIDI_FTDEV_send_ctrl(to, MPIDI_FTDEV_CTRL_CHANNEL, channel, payload, len, NULL);
 }
@@ -89,9 +89,9 @@ int MPID_FT_wait(int (*step) (void *arg), void *arg, const char *what)
 
 MPID_FT_proc_state_t MPID_FT_proc_state(int pid)
 {
-    switch (MPIDI_FTDEV_global.peer_state[pid]) {
+    switch (MPIDI_FTDEV_global.peers.state[pid]) {
         case MPIDI_FTDEV_PEER_ALIVE:
-            return MPIDI_FTDEV_global.peer_finalizing[pid] ? MPID_FT_PROC_GONE : MPID_FT_PROC_ALIVE;
+            return MPIDI_FTDEV_global.peers.finalizing[pid] ? MPID_FT_PROC_GONE : MPID_FT_PROC_ALIVE;
         case MPIDI_FTDEV_PEER_GONE:
             return MPID_FT_PROC_GONE;
         case MPIDI_FTDEV_PEER_BLANK:
@@ -103,18 +103,18 @@ MPID_FT_proc_state_t MPID_FT_proc_state(int pid)
 
 int MPID_FT_failure_log(const int **pids)
 {
-    *pids = MPIDI_FTDEV_global.failure_log;
-    return MPIDI_FTDEV_global.failure_log_len;
+    *pids = MPIDI_FTDEV_global.failures.log;
+    return MPIDI_FTDEV_global.failures.log_len;
 }
 
 unsigned MPID_FT_failure_count(void)
 {
-    return (unsigned) MPIDI_FTDEV_global.failures_learned;
+    return (unsigned) MPIDI_FTDEV_global.failures.learned;
 }
 
 void MPID_FT_failure_learned(int pid, const char *how)
 {
-    if (pid >= 0 && pid < MPIDI_FTDEV_global.num_pids)
+    if (pid >= 0 && pid < MPIDI_FTDEV_global.world.num_pids)
         MPIDI_FTDEV_peer_failed(pid, how);
 }
 

@@ -31,12 +31,12 @@ typedef struct {
  * port's tag in the tag field */
 #define DYNPROC_TAG(port_tag_) (MPIDI_FTDEV_CONTEXT_FIELD(0xffff) | MPIDI_FTDEV_EPOCH_MASK | \
                                 ((uint64_t) (port_tag_) & 0xffffffffu))
-#define DYNPROC_MASK (~(uint64_t) 0 & ~MPIDI_FTDEV_global.pid_mask)
+#define DYNPROC_MASK (~(uint64_t) 0 & ~MPIDI_FTDEV_global.tag.pid_mask)
 
 static int pid_bits(void)
 {
     int bits = 0;
-    while ((1 << bits) < MPIDI_FTDEV_global.pid_capacity)
+    while ((1 << bits) < MPIDI_FTDEV_global.world.pid_capacity)
         bits++;
     return bits;
 }
@@ -102,7 +102,7 @@ static size_t *net_address_len;
 int MPIDI_FTDEV_save_net_address(int pid, const void *address, size_t len)
 {
     int mpi_errno = MPI_SUCCESS;
-    int n = MPIDI_FTDEV_global.pid_capacity;
+    int n = MPIDI_FTDEV_global.world.pid_capacity;
 
     if (net_address == NULL) {
         net_address = MPL_calloc(n, sizeof(void *), MPL_MEM_ADDRESS);
@@ -123,7 +123,7 @@ int MPIDI_FTDEV_save_net_address(int pid, const void *address, size_t len)
 int MPIDI_FTDEV_open_net_address(const void **address, size_t * len)
 {
     int mpi_errno = MPI_SUCCESS;
-    int me = MPIDI_FTDEV_global.my_pid;
+    int me = MPIDI_FTDEV_global.world.my_pid;
 
     if (net_address == NULL || net_address[me] == NULL) {
         ucp_worker_attr_t attr = {
@@ -132,10 +132,10 @@ int MPIDI_FTDEV_open_net_address(const void **address, size_t * len)
              * transports' part of an address is that short, all of it is not */
             .address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY,
         };
-        ucs_status_t status = ucp_worker_query(MPIDI_FTDEV_global.worker, &attr);
+        ucs_status_t status = ucp_worker_query(MPIDI_FTDEV_global.ucx.worker, &attr);
         MPIDI_FTDEV_CHK_STATUS(status);
         mpi_errno = MPIDI_FTDEV_save_net_address(me, attr.address, attr.address_length);
-        ucp_worker_release_address(MPIDI_FTDEV_global.worker, attr.address);
+        ucp_worker_release_address(MPIDI_FTDEV_global.ucx.worker, attr.address);
         MPIR_ERR_CHECK(mpi_errno);
     }
     *address = net_address[me];
@@ -149,7 +149,7 @@ int MPIDI_FTDEV_open_net_address(const void **address, size_t * len)
 
 void MPIDI_FTDEV_close_net_addresses(void)
 {
-    for (int pid = 0; net_address && pid < MPIDI_FTDEV_global.pid_capacity; pid++)
+    for (int pid = 0; net_address && pid < MPIDI_FTDEV_global.world.pid_capacity; pid++)
         MPL_free(net_address[pid]);
     MPL_free(net_address);
     MPL_free(net_address_len);
@@ -164,7 +164,7 @@ static int upid_of(int pid, char **upid, int *len)
     size_t address_len;
 
     *upid = NULL;
-    if (pid == MPIDI_FTDEV_global.my_pid) {
+    if (pid == MPIDI_FTDEV_global.world.my_pid) {
         mpi_errno = MPIDI_FTDEV_open_net_address(&address, &address_len);
         MPIR_ERR_CHECK(mpi_errno);
     } else {
@@ -178,9 +178,9 @@ static int upid_of(int pid, char **upid, int *len)
         .magic = UPID_MAGIC,
         .tag_pid = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid,
         .pid_bits = pid_bits(),
-        .tag_pid_next = MPIDI_FTDEV_global.tag_pid_next,
-        .world_id = pid < MPIDI_FTDEV_global.num_pids ? MPIDI_FTDEV_global.world_id :
-            MPIDI_FTDEV_global.foreign_world_id[pid],
+        .tag_pid_next = MPIDI_FTDEV_global.world.tag_pid_next,
+        .world_id = pid < MPIDI_FTDEV_global.world.num_pids ? MPIDI_FTDEV_global.world.id :
+            MPIDI_FTDEV_global.world.foreign_world_id[pid],
         .address_len = (uint32_t) address_len,
     };
     *len = (int) (sizeof(h) + address_len);
@@ -242,45 +242,45 @@ int MPIDI_FTDEV_get_local_upids(MPIR_Comm * comm, int **local_upid_size, char **
 static int pid_of_upid(const upid_header_t * h, const void *address, int *pid)
 {
     int mpi_errno = MPI_SUCCESS;
-    int in_world = h->tag_pid - MPIDI_FTDEV_global.world_base;
+    int in_world = h->tag_pid - MPIDI_FTDEV_global.world.base;
     int bits = pid_bits();
 
     MPIR_ERR_CHKANDJUMP2(h->pid_bits != bits, mpi_errno, MPI_ERR_OTHER, "**ftdev_pidbits",
                          "**ftdev_pidbits %d %d", h->pid_bits, bits);
-    if (in_world >= 0 && in_world < MPIDI_FTDEV_global.num_pids) {
+    if (in_world >= 0 && in_world < MPIDI_FTDEV_global.world.num_pids) {
         /* two jobs launched apart both number from 0 */
-        MPIR_ERR_CHKANDJUMP1(h->world_id && MPIDI_FTDEV_global.world_id &&
-                             h->world_id != MPIDI_FTDEV_global.world_id, mpi_errno,
+        MPIR_ERR_CHKANDJUMP1(h->world_id && MPIDI_FTDEV_global.world.id &&
+                             h->world_id != MPIDI_FTDEV_global.world.id, mpi_errno,
                              MPI_ERR_OTHER, "**ftdev_pidclash", "**ftdev_pidclash %d",
                              h->tag_pid);
         *pid = in_world;
         goto fn_exit;
     }
-    *pid = MPIDI_FTDEV_global.pid_of_foreign_tag_pid[h->tag_pid];
+    *pid = MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid[h->tag_pid];
     if (*pid >= 0) {
-        MPIR_ERR_CHKANDJUMP1(h->world_id && MPIDI_FTDEV_global.foreign_world_id[*pid] &&
-                             h->world_id != MPIDI_FTDEV_global.foreign_world_id[*pid], mpi_errno,
+        MPIR_ERR_CHKANDJUMP1(h->world_id && MPIDI_FTDEV_global.world.foreign_world_id[*pid] &&
+                             h->world_id != MPIDI_FTDEV_global.world.foreign_world_id[*pid], mpi_errno,
                              MPI_ERR_OTHER, "**ftdev_pidclash", "**ftdev_pidclash %d",
                              h->tag_pid);
         goto fn_exit;
     }
 
-    int new_pid = MPIDI_FTDEV_global.num_pids + MPIDI_FTDEV_global.num_foreign;
-    MPIR_ERR_CHKANDJUMP1(new_pid >= MPIDI_FTDEV_global.pid_capacity, mpi_errno, MPI_ERR_OTHER,
+    int new_pid = MPIDI_FTDEV_global.world.num_pids + MPIDI_FTDEV_global.world.num_foreign;
+    MPIR_ERR_CHKANDJUMP1(new_pid >= MPIDI_FTDEV_global.world.pid_capacity, mpi_errno, MPI_ERR_OTHER,
                          "**ftdev_foreignfull", "**ftdev_foreignfull %d",
-                         MPIDI_FTDEV_global.pid_capacity);
+                         MPIDI_FTDEV_global.world.pid_capacity);
     MPIDI_av_entry_t *av = MPL_calloc(1, sizeof(*av), MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(av == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    MPIDI_FTDEV_global.foreign_av[new_pid] = av;
+    MPIDI_FTDEV_global.world.foreign_av[new_pid] = av;
     MPIDI_FTDEV_AV(av).pid = new_pid;
     MPIDI_FTDEV_AV(av).tag_pid = h->tag_pid;
     mpi_errno = MPIDI_FTDEV_save_net_address(new_pid, address, h->address_len);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIDI_FTDEV_create_ep(new_pid, address, &MPIDI_FTDEV_AV(av).ep);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIDI_FTDEV_global.foreign_world_id[new_pid] = h->world_id;
-    MPIDI_FTDEV_global.pid_of_foreign_tag_pid[h->tag_pid] = new_pid;
-    MPIDI_FTDEV_global.num_foreign++;
+    MPIDI_FTDEV_global.world.foreign_world_id[new_pid] = h->world_id;
+    MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid[h->tag_pid] = new_pid;
+    MPIDI_FTDEV_global.world.num_foreign++;
     MPIDI_FTDEV_set_peer_state(new_pid, MPIDI_FTDEV_PEER_ALIVE);
     MPID_FT_TRACE("spawn: process of tag pid %d (another world) is pid %d here", h->tag_pid,
                   new_pid);
@@ -323,9 +323,9 @@ int MPIDI_FTDEV_upids_to_gpids(int size, int *remote_upid_size, char *remote_upi
         MPIR_ERR_CHECK(mpi_errno);
         mpi_errno = pid_of_upid(&h, address, &pid[i]);
         MPIR_ERR_CHECK(mpi_errno);
-        MPIDI_FTDEV_global.tag_pid_next = MPL_MAX(MPIDI_FTDEV_global.tag_pid_next,
+        MPIDI_FTDEV_global.world.tag_pid_next = MPL_MAX(MPIDI_FTDEV_global.world.tag_pid_next,
                                                   MPL_MAX(h.tag_pid + 1, h.tag_pid_next));
-        if (pid[i] < MPIDI_FTDEV_global.num_pids)
+        if (pid[i] < MPIDI_FTDEV_global.world.num_pids)
             remote_gpids[i] = MPIDIU_GPID_CREATE(0, pid[i]);
         else if (!find_in_tables(pid[i], &remote_gpids[i]))
             unplaced[n_unplaced++] = i;
@@ -336,7 +336,7 @@ int MPIDI_FTDEV_upids_to_gpids(int size, int *remote_upid_size, char *remote_upi
         MPIR_ERR_CHECK(mpi_errno);
         for (int k = 0; k < n_unplaced; k++) {
             int i = unplaced[k];
-            MPIDIU_get_av(avtid, k) = *MPIDI_FTDEV_global.foreign_av[pid[i]];
+            MPIDIU_get_av(avtid, k) = *MPIDI_FTDEV_global.world.foreign_av[pid[i]];
             remote_gpids[i] = MPIDIU_GPID_CREATE(avtid, k);
         }
     }
@@ -391,7 +391,7 @@ static int dynproc_wait(ucs_status_ptr_t r, dynproc_wait_t * w, int timeout, con
         children_ended = !w->done && MPIDIU_spawned_children_ended();
     }
     if (!w->done) {
-        ucp_request_cancel(MPIDI_FTDEV_global.worker, r);
+        ucp_request_cancel(MPIDI_FTDEV_global.ucx.worker, r);
         while (!w->done)
             MPIDI_FTDEV_worker_progress();
         ucp_request_free(r);
@@ -444,7 +444,7 @@ int MPIDI_FTDEV_dynamic_recv(int tag, void *buf, int size, int timeout)
         .cb.recv = dynproc_received,
         .user_data = &w,
     };
-    ucs_status_ptr_t r = ucp_tag_recv_nbx(MPIDI_FTDEV_global.worker, buf, size, DYNPROC_TAG(tag),
+    ucs_status_ptr_t r = ucp_tag_recv_nbx(MPIDI_FTDEV_global.ucx.worker, buf, size, DYNPROC_TAG(tag),
                                           DYNPROC_MASK, &param);
     return dynproc_wait(r, &w, timeout, "waiting for the other side");
 }

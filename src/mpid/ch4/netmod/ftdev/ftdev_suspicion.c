@@ -22,14 +22,14 @@ MPIDI_FTDEV_hb_t MPIDI_FTDEV_hb = {.sock = -1,.watch_epoll = -1 };
 
 int MPIDI_FTDEV_hb_live(int pid)
 {
-    return MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
+    return MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
         !MPIDI_FTDEV_hb.suspected[pid];
 }
 
 void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state)
 {
-    MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peer_hb[pid];
-    MPIDI_FTDEV_hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.my_pid,
+    MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peers.hb[pid];
+    MPIDI_FTDEV_hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.world.my_pid,
         .from_ospid = (int32_t) getpid(),.about = about,.state = state,
         /* the main thread sends too (the receive check's questions) */
         .counter = __atomic_add_fetch(&MPIDI_FTDEV_hb.counter, 1, __ATOMIC_RELAXED)
@@ -47,7 +47,7 @@ void MPIDI_FTDEV_hb_suspect(int pid, int why)
     __atomic_store_n(&MPIDI_FTDEV_hb.suspected[pid], why, __ATOMIC_RELEASE);
     /* in this order, seen in this order (progress_checks' clearing) */
     __atomic_store_n(&MPIDI_FTDEV_hb.news, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&MPIDI_FTDEV_global.progress_checks, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&MPIDI_FTDEV_global.failures.progress_checks, 1, __ATOMIC_SEQ_CST);
 }
 
 /* mpiexec waits for the processes of every node to end; one declared
@@ -60,7 +60,7 @@ void MPIDI_FTDEV_hb_suspect(int pid, int why)
 static void tell_launcher(int pid)
 {
     char key[64], val[64];
-    if (MPIDI_FTDEV_global.replaced[pid] || MPIDI_FTDEV_global.replaced[MPIDI_FTDEV_global.my_pid])
+    if (MPIDI_FTDEV_global.rebuild.replaced[pid] || MPIDI_FTDEV_global.rebuild.replaced[MPIDI_FTDEV_global.world.my_pid])
         return;
     snprintf(key, sizeof(key), "PMI_declared_failed_%d", pid);
     if (MPIR_pmi_kvs_get(-1, key, val, sizeof(val)) != MPI_SUCCESS)
@@ -71,7 +71,7 @@ static void tell_launcher(int pid)
 
 void MPIDI_FTDEV_hb_tell_launcher_pending(void)
 {
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++)
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++)
         if (__atomic_exchange_n(&MPIDI_FTDEV_hb.tell_launcher[pid], 0, __ATOMIC_ACQ_REL))
             tell_launcher(pid);
 }
@@ -89,12 +89,12 @@ void MPIDI_FTDEV_heartbeat_failures(void)
         return;
     /* even of those whose failure another survivor's notice told first */
     MPIDI_FTDEV_hb_tell_launcher_pending();
-    for (int pid = 0; pid < MPIDI_FTDEV_global.num_pids; pid++) {
+    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids; pid++) {
         int why = __atomic_load_n(&MPIDI_FTDEV_hb.suspected[pid], __ATOMIC_ACQUIRE);
-        if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+        if (why == HB_NOT_SUSPECTED || MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
         MPIDI_FTDEV_take_what_arrived();
-        if (MPIDI_FTDEV_global.peer_state[pid] != MPIDI_FTDEV_PEER_ALIVE)
+        if (MPIDI_FTDEV_global.peers.state[pid] != MPIDI_FTDEV_PEER_ALIVE)
             continue;
         if (why == HB_SUSPECT_ENDED)
             snprintf(how, sizeof(how), "its process ended, seen from its node");

@@ -59,7 +59,7 @@ static int parse_test_point(const char *spec)
 
 int MPID_FT_test_point(const char *point, unsigned long number)
 {
-    return wanted.pid == MPIR_Process.rank && !MPIDI_FTDEV_global.is_replacement &&
+    return wanted.pid == MPIR_Process.rank && !MPIDI_FTDEV_global.rebuild.is_replacement &&
         number == wanted.nth && strcmp(point, wanted.point) == 0;
 }
 
@@ -78,7 +78,7 @@ int MPIDI_FTDEV_test_deaf;
 void MPIDI_FTDEV_test_deaf_after(int dead)
 {
     if (MPIR_Process.node_map &&
-        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.my_pid] &&
+        MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.world.my_pid] &&
         MPID_FT_test_point("deaf", 1))
         MPIDI_FTDEV_test_deaf = 1;
 }

@@ -147,8 +147,8 @@ void MPID_FT_trace(const char *fmt, ...)
     gettimeofday(&now, NULL);
     /* a spawned world's processes say which world: its first tag pid */
     char world[16] = "";
-    if (MPIDI_FTDEV_global.world_base)
-        snprintf(world, sizeof(world), "@%d", MPIDI_FTDEV_global.world_base);
+    if (MPIDI_FTDEV_global.world.base)
+        snprintf(world, sizeof(world), "@%d", MPIDI_FTDEV_global.world.base);
     fprintf(stderr, "[ftmpi %d%s %03ld.%06ld] %s\n", MPIR_Process.rank, world,
             (long) (now.tv_sec % 1000), (long) now.tv_usec, line);
     fflush(stderr);

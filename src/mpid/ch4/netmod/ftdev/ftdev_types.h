@@ -61,92 +61,119 @@ typedef struct {
     uint32_t data_sz;
 } MPIDI_FTDEV_am_header_t;
 
+/* The netmod's state, by concern. */
 typedef struct {
-    ucp_context_h context;
-    ucp_worker_h worker;
-    ucp_address_t *address;
-    size_t address_len;
-
-    int my_pid;
-    int num_pids;               /* this world's processes: pids 0 .. num_pids - 1 */
-    /* Processes of other worlds (spawned, or met through connect/accept)
-     * take pids num_pids .. num_pids + num_foreign - 1, at most
-     * pid_capacity - num_pids of them (ftdev_spawn.c). */
-    int num_foreign;
-    int pid_capacity;           /* 2^P: every per-process table's length */
-    int world_base;             /* tag pid of this world's rank 0 */
-    int my_tag_pid;
-    int tag_pid_next;           /* the lowest tag pid no world known here uses */
-    int *pid_of_foreign_tag_pid;        /* per tag pid: the pid of a process of
-                                         * another world, -1: none */
-    MPIDI_av_entry_t **foreign_av;      /* per pid from num_pids on */
-    uint64_t *foreign_world_id; /* per pid from num_pids on: its world's world_id */
-    uint64_t world_id;          /* names this world among those launched apart; 0: unknown */
-    int tag_bits;               /* T of the tag layout: the process id starts there */
-    uint64_t tag_mask;
-    uint64_t pid_mask;
-    uint32_t epoch;             /* recovery epoch (generation); its low bits go in tags */
-    uint64_t epoch_bits;        /* the epoch's field of the UCX tag */
-    uint64_t unmatched_bits;    /* tag fields receives ignore: the epoch in CONT mode */
-    uint64_t doomed_epoch_bits; /* the epoch of the last failure, whose messages the
-                                 * recovery from it drops */
-    unsigned idle_polls;        /* consecutive progress calls that found nothing */
-    unsigned long worker_events;        /* events UCX's progress has handled: messages
+    struct {
+        ucp_context_h context;
+        ucp_worker_h worker;
+        ucp_address_t *address;
+        size_t address_len;
+        unsigned idle_polls;    /* consecutive progress calls that found nothing */
+        unsigned long worker_events;    /* events UCX's progress has handled: messages
                                          * arrive only with some */
-    int in_worker_progress;     /* inside ucp_worker_progress: its callbacks cannot
+        int in_worker_progress; /* inside ucp_worker_progress: its callbacks cannot
                                  * enter it again */
-    unsigned polls_before_yield;        /* 0: a waiting process never yields its core */
-    int sends_in_flight;        /* point-to-point sends UCX has not finished */
+        unsigned polls_before_yield;    /* 0: a waiting process never yields its core */
+        int sends_in_flight;    /* point-to-point sends UCX has not finished */
+    } ucx;
 
-    /* Requests UCX still owns, by the peer they involve; receives from
-     * MPI_ANY_SOURCE are kept apart. */
-    struct MPIR_Request **peer_reqs;
-    struct MPIR_Request *wildcard_reqs;
+    struct {
+        int my_pid;
+        int num_pids;           /* this world's processes: pids 0 .. num_pids - 1 */
+        /* Processes of other worlds (spawned, or met through connect/accept)
+         * take pids num_pids .. num_pids + num_foreign - 1, at most
+         * pid_capacity - num_pids of them (ftdev_spawn.c). */
+        int num_foreign;
+        int pid_capacity;       /* 2^P: every per-process table's length */
+        int base;               /* tag pid of this world's rank 0 */
+        int my_tag_pid;
+        int tag_pid_next;       /* the lowest tag pid no world known here uses */
+        int *pid_of_foreign_tag_pid;    /* per tag pid: the pid of a process of
+                                         * another world, -1: none */
+        MPIDI_av_entry_t **foreign_av;  /* per pid from num_pids on */
+        uint64_t *foreign_world_id;     /* per pid from num_pids on: its world's id */
+        uint64_t id;            /* names this world among those launched apart; 0: unknown */
+    } world;
 
-    /* Per process id: MPIDI_FTDEV_PEER_*; and whether it announced that it
-     * is in MPI_Finalize. */
-    uint8_t *peer_state;
-    uint8_t *peer_finalizing;
-    int num_refusal_causes;     /* failed processes and revoked communicators: while
+    struct {
+        int bits;               /* T of the tag layout: the process id starts there */
+        uint64_t mask;
+        uint64_t pid_mask;
+    } tag;
+
+    struct {
+        uint32_t current;       /* recovery epoch (generation); its low bits go in tags */
+        uint64_t bits;          /* the epoch's field of the UCX tag */
+        uint64_t unmatched_bits;        /* tag fields receives ignore: the epoch in CONT mode */
+        uint64_t doomed_bits;   /* the epoch of the last failure, whose messages the
+                                 * recovery from it drops */
+        int stale_traffic;      /* messages nobody will receive may keep coming, see
+                                 * MPIDI_FTDEV_drain_stale_traffic */
+        unsigned long stale_drained_at_events;  /* worker_events at the last drain */
+        unsigned long drained;  /* messages ever received into nothing (ftdev_drain.c) */
+    } epoch;
+
+    /* Per process id. */
+    struct {
+        /* requests UCX still owns, by the peer they involve; receives from
+         * MPI_ANY_SOURCE are kept apart */
+        struct MPIR_Request **reqs;
+        struct MPIR_Request *wildcard_reqs;
+        uint8_t *state;         /* MPIDI_FTDEV_PEER_* */
+        uint8_t *finalizing;    /* it announced that it is in MPI_Finalize */
+        MPIDI_FTDEV_hb_contact_t *hb;   /* its heartbeat contact */
+    } peers;
+
+    struct {
+        int num_refusal_causes; /* failed processes and revoked communicators: while
                                  * nonzero every call makes the slow checks */
-    unsigned long fault_generation;     /* moves whenever a process's state changes, a
+        unsigned long generation;       /* moves whenever a process's state changes, a
                                          * communicator is made, freed or revoked, or a
                                          * context id is held or given back: what is
                                          * worked out from those is kept until it moves */
-    int *failure_log;           /* the failed process ids in the order they were learned */
-    int failure_log_len;
-    int failures_learned;       /* every failure this process ever learned of, endpoint
+        int *log;               /* the failed process ids in the order they were learned */
+        int log_len;
+        int learned;            /* every failure this process ever learned of, endpoint
                                  * errors included */
-    MPID_FT_handler_t channel_handler[MPID_FT_NUM_CHANNELS];
-    MPID_FT_senders_t channel_senders[MPID_FT_NUM_CHANNELS];
-    /* ULFM: context ids revoked before their communicator existed here */
-    uint32_t *early_revokes;
-    int num_early_revokes;
-    MPID_FT_policy_t policy;    /* handed down by the layers above (mpid_ft.h) */
-    MPID_FT_events_t events;    /* what the device tells them */
-    int coll_divert;            /* ATOMIC mode or blanks: collectives may be diverted */
-    int progress_checks;        /* progress has failure checks to make, see
+        int progress_checks;    /* progress has failure checks to make, see
                                  * MPIDI_FTDEV_progress_checks */
-    int stale_traffic;          /* messages nobody will receive may keep coming, see
-                                 * MPIDI_FTDEV_drain_stale_traffic */
-    unsigned long stale_drained_at_events;      /* worker_events at the last drain */
-    unsigned long drained;      /* messages ever received into nothing (ftdev_drain.c) */
-    struct MPIR_Win *rma_watch_win;     /* the window of the RMA synchronization under way */
-    int rma_watch_target;       /* its target rank, -1: the whole window */
-    int finalizing;
-    struct MPIR_Comm *comms;    /* registry of communicators, see MPIDI_FTDEV_comm_t */
-    struct MPIR_Win *wins;      /* registry of windows, see MPIDI_FTDEV_win_t */
+        struct MPIR_Win *rma_watch_win; /* the window of the RMA synchronization under way */
+        int rma_watch_target;   /* its target rank, -1: the whole window */
+    } failures;
+
+    /* What the layers above handed down (mpid_ft.h). */
+    struct {
+        MPID_FT_handler_t channel_handler[MPID_FT_NUM_CHANNELS];
+        MPID_FT_senders_t channel_senders[MPID_FT_NUM_CHANNELS];
+        MPID_FT_policy_t policy;
+        MPID_FT_events_t events;        /* what the device tells them */
+        int coll_divert;        /* ATOMIC mode or blanks: collectives may be diverted */
+    } upper;
+
+    struct {
+        uint32_t *early_revokes;        /* context ids revoked before their
+                                         * communicator existed here */
+        int num_early_revokes;
+    } ulfm;
 
     /* REBUILD: every process's worker address, which the coordinator of a
      * rebuild hands to replacements; per process id, whether its current
      * process is a replacement (the launcher's list of dead processes
      * names only the processes it started first); whether this process is
      * one. */
-    void **peer_address;
-    size_t *peer_address_len;
-    MPIDI_FTDEV_hb_contact_t *peer_hb; /* per process id: its heartbeat contact */
-    uint8_t *replaced;
-    int is_replacement;
+    struct {
+        void **peer_address;
+        size_t *peer_address_len;
+        uint8_t *replaced;
+        int is_replacement;
+    } rebuild;
+
+    struct {
+        struct MPIR_Comm *comms;        /* registry of communicators, see MPIDI_FTDEV_comm_t */
+        struct MPIR_Win *wins;  /* registry of windows, see MPIDI_FTDEV_win_t */
+    } objects;
+
+    int finalizing;
 } MPIDI_FTDEV_global_t;
 
 enum {
@@ -160,11 +187,11 @@ extern MPIDI_FTDEV_global_t MPIDI_FTDEV_global;
 
 /* ---- a process's state (MPIDI_FTDEV_PEER_*) ------------------------------- */
 
-/* Every change of a process's state goes through here (fault_generation). */
+/* Every change of a process's state goes through here (failures.generation). */
 MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_set_peer_state(int pid, int state)
 {
-    MPIDI_FTDEV_global.peer_state[pid] = state;
-    MPIDI_FTDEV_global.fault_generation++;
+    MPIDI_FTDEV_global.peers.state[pid] = state;
+    MPIDI_FTDEV_global.failures.generation++;
 }
 
 /* Whether process `pid` failed and still counts as a member that is
@@ -172,7 +199,7 @@ MPL_STATIC_INLINE_PREFIX void MPIDI_FTDEV_set_peer_state(int pid, int state)
  * alive nor failed here. */
 MPL_STATIC_INLINE_PREFIX int MPIDI_FTDEV_peer_is_failed(int pid)
 {
-    int state = MPIDI_FTDEV_global.peer_state[pid];
+    int state = MPIDI_FTDEV_global.peers.state[pid];
     return state != MPIDI_FTDEV_PEER_ALIVE && state != MPIDI_FTDEV_PEER_BLANK;
 }
 

@@ -51,7 +51,7 @@ static ucs_log_func_rc_t hold_back_dead_peer_errors(const char *file, unsigned l
 
 void MPIDI_FTDEV_ucx_log_hold_back(void)
 {
-    if (MPIDI_FTDEV_global.policy.aborts_on_failure)
+    if (MPIDI_FTDEV_global.upper.policy.aborts_on_failure)
         return;
     /* handlers pushed later run first, before UCX's own printing one */
     ucs_log_push_handler(hold_back_dead_peer_errors);
@@ -64,8 +64,8 @@ void MPIDI_FTDEV_ucx_log_release(void)
         return;
     ucs_log_pop_handler();
     ucx_log.installed = 0;
-    if (ucx_log.held && MPIDI_FTDEV_global.failures_learned == 0)
+    if (ucx_log.held && MPIDI_FTDEV_global.failures.learned == 0)
         fprintf(stderr, "FT-MPICH: rank %d: UCX reported %d shared-memory error(s) although no "
-                "process failed; the first: %s\n", MPIDI_FTDEV_global.my_pid, ucx_log.held,
+                "process failed; the first: %s\n", MPIDI_FTDEV_global.world.my_pid, ucx_log.held,
                 ucx_log.first);
 }

@@ -6,7 +6,7 @@
  * revocation of communicators.
  *
  * Acknowledgements: the device logs failures in the order it learns them
- * (MPIDI_FTDEV_global.failure_log); a communicator's failed members are
+ * (MPIDI_FTDEV_global.failures.log); a communicator's failed members are
  * that log restricted to it, and it counts how many of them it has
  * acknowledged. A wildcard receive on a communicator with a failed member
  * not acknowledged cannot be matched safely: MPICH's waits then report
@@ -40,8 +40,8 @@
 static int failed_members(MPIR_Comm * comm, int *ranks)
 {
     int n = 0;
-    for (int i = 0; i < MPIDI_FTDEV_global.failure_log_len; i++) {
-        int rank = MPIDI_FTDEV_rank_of_pid(comm, MPIDI_FTDEV_global.failure_log[i]);
+    for (int i = 0; i < MPIDI_FTDEV_global.failures.log_len; i++) {
+        int rank = MPIDI_FTDEV_rank_of_pid(comm, MPIDI_FTDEV_global.failures.log[i]);
         if (rank != MPI_UNDEFINED)
             ranks[n++] = rank;
     }
@@ -77,7 +77,7 @@ static int group_of_ranks(MPIR_Comm * comm, const int *ranks, int n, MPIR_Group 
 static int failed_group(MPIR_Comm * comm, int count, MPIR_Group ** group)
 {
     int mpi_errno = MPI_SUCCESS;
-    int *ranks = MPL_malloc((MPIDI_FTDEV_global.failure_log_len + 1) * sizeof(int),
+    int *ranks = MPL_malloc((MPIDI_FTDEV_global.failures.log_len + 1) * sizeof(int),
                             MPL_MEM_OTHER);
 
     MPIR_ERR_CHKANDJUMP(ranks == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -105,8 +105,8 @@ static int learn_failures(void)
 static int num_failed_members(MPIR_Comm * comm)
 {
     int n = 0;
-    for (int i = 0; i < MPIDI_FTDEV_global.failure_log_len; i++)
-        n += MPIDI_FTDEV_rank_of_pid(comm, MPIDI_FTDEV_global.failure_log[i]) != MPI_UNDEFINED;
+    for (int i = 0; i < MPIDI_FTDEV_global.failures.log_len; i++)
+        n += MPIDI_FTDEV_rank_of_pid(comm, MPIDI_FTDEV_global.failures.log[i]) != MPI_UNDEFINED;
     return n;
 }
 
@@ -158,8 +158,8 @@ int MPID_Comm_ack_failed(MPIR_Comm * comm, int num_to_ack, int *num_acked)
 int MPID_FT_comm_acked(MPIR_Comm * comm, int rank)
 {
     int acked = MPIDI_FTDEV_COMM(comm).num_acked;
-    for (int i = 0; i < MPIDI_FTDEV_global.failure_log_len && acked > 0; i++) {
-        int r = MPIDI_FTDEV_rank_of_pid(comm, MPIDI_FTDEV_global.failure_log[i]);
+    for (int i = 0; i < MPIDI_FTDEV_global.failures.log_len && acked > 0; i++) {
+        int r = MPIDI_FTDEV_rank_of_pid(comm, MPIDI_FTDEV_global.failures.log[i]);
         if (r == MPI_UNDEFINED)
             continue;
         if (r == rank)
@@ -177,13 +177,13 @@ int MPID_FT_comm_AS_enabled(MPIR_Comm * comm)
 int MPID_FT_request_is_anysource(MPIR_Request * req)
 {
     return req->kind == MPIR_REQUEST_KIND__RECV &&
-        MPIDI_FTDEV_REQ(req).list == &MPIDI_FTDEV_global.wildcard_reqs;
+        MPIDI_FTDEV_REQ(req).list == &MPIDI_FTDEV_global.peers.wildcard_reqs;
 }
 
 int MPID_FT_request_is_pending_failure(MPIR_Request * req)
 {
     /* a blocking receive ends with the failure; a nonblocking one waits */
-    return MPIDI_FTDEV_global.policy.ulfm && req->kind == MPIR_REQUEST_KIND__RECV &&
+    return MPIDI_FTDEV_global.upper.policy.ulfm && req->kind == MPIR_REQUEST_KIND__RECV &&
         !MPIDI_FTDEV_REQ(req).blocking;
 }
 
@@ -196,10 +196,10 @@ static void revoke_here(MPIR_Comm * comm)
     if (comm == NULL || comm->revoked)
         return;
     comm->revoked = 1;
-    MPIDI_FTDEV_global.num_refusal_causes++;
-    MPIDI_FTDEV_global.fault_generation++;
+    MPIDI_FTDEV_global.failures.num_refusal_causes++;
+    MPIDI_FTDEV_global.failures.generation++;
     /* its messages are dropped from now on (MPIDI_FTDEV_drain_stale) */
-    MPIDI_FTDEV_global.progress_checks = 1;
+    MPIDI_FTDEV_global.failures.progress_checks = 1;
     MPIDI_FTDEV_fail_requests_of_comm(comm, MPIDI_FTDEV_revoked_error());
     if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM)
         revoke_here(comm->local_comm);
@@ -220,7 +220,7 @@ int MPID_FT_comm_revoke(MPIR_Comm * comm, int is_remote)
          * is over one group */
         for (int r = 0; r < comm->remote_size; r++) {
             int pid = MPID_FT_comm_pid(comm, r);
-            if (MPIDI_FTDEV_global.peer_state[pid] == MPIDI_FTDEV_PEER_ALIVE)
+            if (MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE)
                 MPIDI_FTDEV_send_ctrl(pid, MPIDI_FTDEV_CTRL_REVOKE, (int) comm->context_id, NULL,
                                       0, NULL);
         }
@@ -238,7 +238,7 @@ static MPIR_Comm *comm_of_context(uint32_t context_id)
         return NULL;    /* finalized */
     if (MPIR_Process.comm_world->context_id == context_id)
         return MPIR_Process.comm_world;
-    for (MPIR_Comm * c = MPIDI_FTDEV_global.comms; c; c = MPIDI_FTDEV_COMM(c).next)
+    for (MPIR_Comm * c = MPIDI_FTDEV_global.objects.comms; c; c = MPIDI_FTDEV_COMM(c).next)
         if (c->context_id == context_id || c->recvcontext_id == context_id)
             return c;
     return NULL;
@@ -246,8 +246,8 @@ static MPIR_Comm *comm_of_context(uint32_t context_id)
 
 static int early_revoke_index(uint32_t context_id)
 {
-    for (int i = 0; i < MPIDI_FTDEV_global.num_early_revokes; i++)
-        if (MPIDI_FTDEV_global.early_revokes[i] == context_id)
+    for (int i = 0; i < MPIDI_FTDEV_global.ulfm.num_early_revokes; i++)
+        if (MPIDI_FTDEV_global.ulfm.early_revokes[i] == context_id)
             return i;
     return -1;
 }
@@ -266,16 +266,16 @@ static void revoke_received(int from, int about, const void *payload, size_t len
     }
     if (MPIDI_FTDEV_context_is_held(context_id) || early_revoke_index(context_id) >= 0)
         return;
-    uint32_t *more = MPL_realloc(MPIDI_FTDEV_global.early_revokes,
-                                 (MPIDI_FTDEV_global.num_early_revokes + 1) * sizeof(uint32_t),
+    uint32_t *more = MPL_realloc(MPIDI_FTDEV_global.ulfm.early_revokes,
+                                 (MPIDI_FTDEV_global.ulfm.num_early_revokes + 1) * sizeof(uint32_t),
                                  MPL_MEM_OTHER);
     if (more == NULL) {
         fprintf(stderr, "FT-MPICH: rank %d: out of memory; a revocation is lost\n",
-                MPIDI_FTDEV_global.my_pid);
+                MPIDI_FTDEV_global.world.my_pid);
         return;
     }
-    MPIDI_FTDEV_global.early_revokes = more;
-    MPIDI_FTDEV_global.early_revokes[MPIDI_FTDEV_global.num_early_revokes++] = context_id;
+    MPIDI_FTDEV_global.ulfm.early_revokes = more;
+    MPIDI_FTDEV_global.ulfm.early_revokes[MPIDI_FTDEV_global.ulfm.num_early_revokes++] = context_id;
 }
 
 __attribute__ ((constructor))
@@ -289,8 +289,8 @@ static void revoke_if_early(MPIR_Comm * comm)
     int i = early_revoke_index(comm->context_id);
     if (i < 0)
         return;
-    MPIDI_FTDEV_global.early_revokes[i] =
-        MPIDI_FTDEV_global.early_revokes[--MPIDI_FTDEV_global.num_early_revokes];
+    MPIDI_FTDEV_global.ulfm.early_revokes[i] =
+        MPIDI_FTDEV_global.ulfm.early_revokes[--MPIDI_FTDEV_global.ulfm.num_early_revokes];
     MPID_FT_comm_revoke(comm, 1);
 }
 

@@ -13,19 +13,19 @@
 
 void MPID_FT_set_policy(const MPID_FT_policy_t * policy)
 {
-    MPIDI_FTDEV_global.policy = *policy;
-    MPIDI_FTDEV_global.policy.refused[sizeof(policy->refused) - 1] = 0;
+    MPIDI_FTDEV_global.upper.policy = *policy;
+    MPIDI_FTDEV_global.upper.policy.refused[sizeof(policy->refused) - 1] = 0;
 }
 
 const MPID_FT_policy_t *MPID_FT_policy(void)
 {
-    return &MPIDI_FTDEV_global.policy;
+    return &MPIDI_FTDEV_global.upper.policy;
 }
 
 #define TAKE_EVENT(name) \
     do { \
         if (events->name) \
-            MPIDI_FTDEV_global.events.name = events->name; \
+            MPIDI_FTDEV_global.upper.events.name = events->name; \
     } while (0)
 
 void MPID_FT_register_events(const MPID_FT_events_t * events)
@@ -42,24 +42,24 @@ void MPID_FT_register_events(const MPID_FT_events_t * events)
 
 int MPIDI_FTDEV_failure_error(int pid)
 {
-    if (MPIDI_FTDEV_global.events.failure_error)
-        return MPIDI_FTDEV_global.events.failure_error(pid);
+    if (MPIDI_FTDEV_global.upper.events.failure_error)
+        return MPIDI_FTDEV_global.upper.events.failure_error(pid);
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                 MPIX_ERR_PROC_FAILED, "**proc_failed", 0);
 }
 
 int MPIDI_FTDEV_halted(void)
 {
-    return MPIDI_FTDEV_global.policy.halts_on_failure &&
-        MPIDI_FTDEV_global.events.failure_pending && MPIDI_FTDEV_global.events.failure_pending();
+    return MPIDI_FTDEV_global.upper.policy.halts_on_failure &&
+        MPIDI_FTDEV_global.upper.events.failure_pending && MPIDI_FTDEV_global.upper.events.failure_pending();
 }
 
 int MPIDI_FTDEV_modes_differ(const int32_t * theirs, int pid, char *msg, size_t len)
 {
-    if (!memcmp(theirs, MPIDI_FTDEV_global.policy.modes, sizeof(MPIDI_FTDEV_global.policy.modes)))
+    if (!memcmp(theirs, MPIDI_FTDEV_global.upper.policy.modes, sizeof(MPIDI_FTDEV_global.upper.policy.modes)))
         return 0;
-    if (MPIDI_FTDEV_global.events.modes_differ)
-        MPIDI_FTDEV_global.events.modes_differ(theirs, pid, msg, len);
+    if (MPIDI_FTDEV_global.upper.events.modes_differ)
+        MPIDI_FTDEV_global.upper.events.modes_differ(theirs, pid, msg, len);
     else
         snprintf(msg, len, "FT-MPICH: process %d runs with other fault-tolerance modes than "
                  "this one", pid);

@@ -62,10 +62,10 @@ static int register_win(MPIR_Win * win)
 {
     MPIDI_FTDEV_win_t *w = &MPIDI_FTDEV_WIN(win);
     w->prev = NULL;
-    w->next = MPIDI_FTDEV_global.wins;
+    w->next = MPIDI_FTDEV_global.objects.wins;
     if (w->next)
         MPIDI_FTDEV_WIN(w->next).prev = win;
-    MPIDI_FTDEV_global.wins = win;
+    MPIDI_FTDEV_global.objects.wins = win;
     return MPI_SUCCESS;
 }
 
@@ -75,7 +75,7 @@ static void unregister_win(MPIR_Win * win)
     if (w->prev)
         MPIDI_FTDEV_WIN(w->prev).next = w->next;
     else
-        MPIDI_FTDEV_global.wins = w->next;
+        MPIDI_FTDEV_global.objects.wins = w->next;
     if (w->next)
         MPIDI_FTDEV_WIN(w->next).prev = w->prev;
 }
@@ -87,7 +87,7 @@ static void unregister_win(MPIR_Win * win)
 void MPID_FT_destroy_windows(void)
 {
     MPIR_Win *win;
-    while ((win = MPIDI_FTDEV_global.wins)) {
+    while ((win = MPIDI_FTDEV_global.objects.wins)) {
         unregister_win(win);
         MPIDIU_map_erase(MPIDI_global.win_map, MPIDIG_WIN(win, win_id));
         MPIR_Object_set_ref(win, 0);

@@ -202,14 +202,23 @@ size_t MPIDI_FTDEV_rb_entry_size(size_t address_len)
     return sizeof(MPIDI_FTDEV_rb_entry_t) + ((address_len + 7) & ~(size_t) 7);
 }
 
+static const char *const rb_kind_names[] = { "ready", "hello", "welcome", "rebuilt" };
+
+const MPID_FT_msg_kinds_t MPIDI_FTDEV_rb_kinds = {
+    .protocol = "rebuild",.seq_name = "epoch",.kind_names = rb_kind_names,.num_kinds = 4
+};
+
 const char *MPIDI_FTDEV_rb_check(const void *buf, size_t len, int from, int num_pids)
 {
     const MPIDI_FTDEV_rb_msg_t *m = buf;
     const char *p, *end = (const char *) buf + len;
+    MPID_FT_msg_head_t head;
 
-    if (len < sizeof(*m))
-        return "truncated rebuild message";
-    switch (m->kind) {
+    const char *wrong = MPID_FT_msg_check_head(&MPIDI_FTDEV_rb_kinds, buf, len, sizeof(*m),
+                                               num_pids, from, &head);
+    if (wrong)
+        return wrong;
+    switch (head.kind) {
         case MPIDI_FTDEV_RB_READY:
             return len != sizeof(*m) + MPID_FT_SET_BYTES(num_pids) ?
                 "READY of the wrong length" : NULL;
@@ -239,7 +248,7 @@ const char *MPIDI_FTDEV_rb_check(const void *buf, size_t len, int from, int num_
             return "rebuild entry of an unknown state";
         if (e->node < 0 || e->node >= num_pids)
             return "rebuild entry naming no node";
-        if (m->kind == MPIDI_FTDEV_RB_HELLO && (e->pid != from || e->address_len == 0))
+        if (head.kind == MPIDI_FTDEV_RB_HELLO && (e->pid != from || e->address_len == 0))
             return "HELLO whose entry is not its sender's";
         p += MPIDI_FTDEV_rb_entry_size(e->address_len);
     }

@@ -172,11 +172,11 @@ enum {
     MPIDI_FTDEV_RB_LEAVING
 };
 
+extern const MPID_FT_msg_kinds_t MPIDI_FTDEV_rb_kinds;
+
 typedef struct {
-    uint32_t kind;
-    uint32_t epoch;
+    MPID_FT_msg_head_t head;    /* seq: the rebuild's epoch; sender: its pid */
     uint32_t count;             /* entries that follow */
-    uint32_t pad;
     int32_t modes[MPID_FT_MODES_WORDS]; /* the sender's */
 } MPIDI_FTDEV_rb_msg_t;
 

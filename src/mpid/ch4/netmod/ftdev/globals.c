@@ -9,5 +9,5 @@
 
 /* ABORT's policy until the layers above hand theirs down (mpid_ft.h) */
 MPIDI_FTDEV_global_t MPIDI_FTDEV_global = {
-    .policy = {.aborts_on_failure = 1,.halts_on_failure = 1 },
+    .upper.policy = {.aborts_on_failure = 1,.halts_on_failure = 1 },
 };
