@@ -42,11 +42,9 @@ static inline int MPID_FT_tree_subtree_end(int v, int n)
     return end < n ? end : n;
 }
 
-/* v's nearest live ancestor, the root (0) at last; -1 for the root. */
+/* v's nearest live ancestor, the root (0) at last; the root's is itself. */
 static inline int MPID_FT_tree_parent(int v, MPID_FT_tree_alive_fn alive, void *arg)
 {
-    if (v == 0)
-        return -1;
     int a = v & (v - 1);
     while (a != 0 && !alive(a, arg))
         a &= a - 1;

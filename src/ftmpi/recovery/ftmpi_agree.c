@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
- *
  * Agreement of the survivors on the failed set and the new world.
  *
  * State of every process: its epoch E (how many recoveries its world has
@@ -182,7 +180,7 @@ static int parent(void)
     int me = MPIR_Process.rank, c = coordinator();
     if (c == me)
         return me;
-    int a = me == 0 ? 0 : MPID_FT_tree_parent(me, awaited, NULL);
+    int a = MPID_FT_tree_parent(me, awaited, NULL);
     return a == 0 && left(0) ? c : a;
 }
 

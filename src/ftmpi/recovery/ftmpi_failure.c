@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
- *
  * Failure intake and what the application can see of it: the process
  * state, the errors communication returns, and the FTMPI_NUM_FAILED_PROCS /
  * FTMPI_ERROR_FAILURE attributes. The device reports each failed process

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
- *
  * Mode selection from the environment (read in MPI_Init by every process;
  * mpiexec forwards the environment), and the refusal of a bad or
  * inconsistent configuration.

@@ -1,8 +1,6 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * FT-MPICH: the FT-MPI state machine (recovery layer).
- *
  * Recovery: from FAILURE_RECOGNIZED back to NO_FAILURES. The survivors
  * agree on the dead (ftmpi_agree.c), then each one destroys every window,
  * communicator and group but MPI_COMM_WORLD's and MPI_COMM_SELF's, moves

@@ -190,8 +190,6 @@ static int live_parent(const instance_t * in, int r, int c)
 {
     int n = (int) in->size, v = MPID_FT_tree_position(r, c, n);
     tree_t t = { in, c };
-    if (v == 0)
-        return c;
     return MPID_FT_tree_member(MPID_FT_tree_parent(v, position_alive, &t), c, n);
 }
 
