@@ -32,13 +32,15 @@ FUZZ_DEB_PACKAGES := clang libclang-rt-dev
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
                     --disable-doc \
                     --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
-# The tests' fault-injection points (FTMPI_TEST_POINT) are compiled in only
-# for the targets that run those tests; make, demo, bench and soak build
-# what users install, without them.
-FT_TEST_POINTS ?= no
-check test-ftmpi: FT_TEST_POINTS = yes
-CONFIGURE_ARGS = --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE) \
-                 $(if $(filter yes,$(FT_TEST_POINTS)),--enable-ft-test-points)
+# What users install: make, demo, bench and soak build it, and make check
+# tests it. The tests' fault-injection points (FTMPI_TEST_POINT) are
+# compiled into a build of their own (./install-tp, its tree in build-tp),
+# which make check uses for the tests that need them only.
+CONFIGURE_ARGS = --prefix=$(PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE)
+TP_BUILD  := $(TOP)/build-tp
+TP_PREFIX := $(TOP)/install-tp
+TP_CONFIGURE = $(COMPILERS) --prefix=$(TP_PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE) \
+               --enable-ft-test-points
 # The build names the plain compilers, which the installed wrappers
 # (mpicc, mpicxx, mpifort) record; ccache, when installed, comes in through
 # its compiler links ahead of them in PATH. Expanded when a recipe runs,
@@ -50,7 +52,7 @@ COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
                    FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch
 BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
-.PHONY: all deps bench-deps fuzz-deps tree configure build install toolkit check test-ftmpi \
+.PHONY: all deps bench-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
         check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock soak \
         fuzz check-asan clean distclean
 
@@ -133,11 +135,42 @@ $(PREFIX)/include/mpi_ext.mod: src/ftmpi/ulfm/mpi_ext.f90 $(PREFIX)/bin/mpifort
 $(PREFIX)/bin/ftmpi-timeline: toolkit/timeline/ftmpi-timeline
 	@install -m 755 $< $@
 
-check: install
-	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh --mpich-smoke
+# $(call variant,BUILD_DIR,PREFIX,CONFIGURE_ARGS,WHAT,ENV): another build of
+# the same tarball, patches and sources, in a tree of its own, configured
+# its own way and installed into PREFIX with the toolkit; ENV (variable
+# settings) is in force while it is configured and built.
+define variant
+	@MPICH_TARBALL="$$(cat $(BUILD)/.tarball)" FTMPICH_BUILD_DIR=$(1) ./autogen.sh
+	@args='$(3)'; \
+	if [ ! -f $(1)/.configured ] || [ "$$(cat $(1)/.configured)" != "$$args" ] || \
+	   [ $(1)/.tree-stamp -nt $(1)/.configured ]; then \
+	    echo "configuring $(4) (log: $(notdir $(1))/configure.log)"; \
+	    (cd $(1)/mpich-4.0.2 && export PATH="$(BUILD_PATH)" $(5) && ./configure $(3) \
+	        >$(1)/configure.log 2>&1) || \
+	        { echo "make: configure failed ($(notdir $(1))/configure.log)" >&2; exit 1; }; \
+	    echo "$$args" >$(1)/.configured; \
+	fi
+	@echo "building $(4) (log: $(notdir $(1))/make.log)"
+	@export PATH="$(BUILD_PATH)" $(5); \
+	$(MAKE) -C $(1)/mpich-4.0.2 -j$(JOBS) >$(1)/make.log 2>&1 && \
+	    $(MAKE) -C $(1)/mpich-4.0.2 install >$(1)/install.log 2>&1 || \
+	    { echo "make: $(4) failed ($(notdir $(1))/make.log)" >&2; exit 1; }
+	@$(if $(5),export $(5);) $(MAKE) --no-print-directory toolkit PREFIX=$(2)
+endef
 
-test-ftmpi: install
-	@MPI_PREFIX=$(PREFIX) test/ftmpi/run-ftmpi-tests.sh
+# The build with the tests' fault-injection points, in ./install-tp.
+test-points: tree
+	$(call variant,$(TP_BUILD),$(TP_PREFIX),$(TP_CONFIGURE),the build with test points,)
+
+# The tests run against what users install; those that need a test point
+# (NEEDS=test-points in test/ftmpi/testlist, "# needs: test points" in a
+# script) against ./install-tp.
+check: install test-points
+	@MPI_PREFIX=$(PREFIX) MPI_PREFIX_TEST_POINTS=$(TP_PREFIX) \
+	    test/ftmpi/run-ftmpi-tests.sh --mpich-smoke
+
+test-ftmpi: install test-points
+	@MPI_PREFIX=$(PREFIX) MPI_PREFIX_TEST_POINTS=$(TP_PREFIX) test/ftmpi/run-ftmpi-tests.sh
 
 # The random-kill soak until SOAK_KILLS kills were made (SOAK_ARGS: e.g.
 # --seed N, --mode SHRINK/MANUAL/RESET/ATOMIC, --methods stop), then the
@@ -214,21 +247,7 @@ ASAN_CONFIGURE = $(COMPILERS) CFLAGS="$(ASAN_FLAGS)" CXXFLAGS="$(ASAN_FLAGS)" \
                  --prefix=$(ASAN_PREFIX) --with-device=ch4:ftdev $(COMMON_CONFIGURE) \
                  --enable-ft-test-points
 check-asan: tree
-	@MPICH_TARBALL="$$(cat $(BUILD)/.tarball)" FTMPICH_BUILD_DIR=$(ASAN_BUILD) ./autogen.sh
-	@if [ ! -f $(ASAN_BUILD)/.configured ] || [ $(ASAN_BUILD)/.tree-stamp -nt $(ASAN_BUILD)/.configured ]; then \
-	    echo "configuring the sanitizer build (log: build-asan/configure.log)"; \
-	    (cd $(ASAN_BUILD)/mpich-4.0.2 && PATH="$(BUILD_PATH)" ASAN_OPTIONS=detect_leaks=0 \
-	        ./configure $(ASAN_CONFIGURE) \
-	        >$(ASAN_BUILD)/configure.log 2>&1) || \
-	        { echo "make: configure failed (build-asan/configure.log)" >&2; exit 1; }; \
-	    touch $(ASAN_BUILD)/.configured; \
-	fi
-	@echo "building the sanitizer build (log: build-asan/make.log)"
-	@export ASAN_OPTIONS=detect_leaks=0; \
-	PATH="$(BUILD_PATH)" $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 -j$(JOBS) >$(ASAN_BUILD)/make.log 2>&1 && \
-	    $(MAKE) -C $(ASAN_BUILD)/mpich-4.0.2 install >$(ASAN_BUILD)/install.log 2>&1 || \
-	    { echo "make: the sanitizer build failed (build-asan/make.log)" >&2; exit 1; }
-	@ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory toolkit PREFIX=$(ASAN_PREFIX)
+	$(call variant,$(ASAN_BUILD),$(ASAN_PREFIX),$(ASAN_CONFIGURE),the sanitizer build,ASAN_OPTIONS=detect_leaks=0)
 	@list=$(ASAN_TESTLIST); \
 	if [ "$$list" = short ]; then \
 	    list=$(ASAN_BUILD)/testlist.short; \
@@ -245,5 +264,6 @@ clean:
 	rm -rf test/ftmpi/bin bench/bin examples/bin
 
 distclean:
-	rm -rf $(BUILD) $(STOCK_BUILD) $(ASAN_BUILD) $(PREFIX) $(STOCK_PREFIX) $(ASAN_PREFIX) \
+	rm -rf $(BUILD) $(STOCK_BUILD) $(ASAN_BUILD) $(TP_BUILD) $(PREFIX) $(STOCK_PREFIX) \
+	    $(ASAN_PREFIX) $(TP_PREFIX) \
 	    test/ftmpi/bin bench/bin examples/bin

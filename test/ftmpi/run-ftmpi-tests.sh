@@ -21,6 +21,16 @@ top=$(cd "$here/../.." && pwd)
 prefix=$(cd "${MPI_PREFIX:-$top/install}" 2>/dev/null && pwd) || { echo "run-ftmpi-tests.sh: no install prefix ${MPI_PREFIX:-$top/install} (build first: make)" >&2; exit 2; }
 # FTMPI_TEST_BIN: where the test programs are built (one folder per installation)
 bindir=${FTMPI_TEST_BIN:-$here/bin}
+# MPI_PREFIX_TEST_POINTS: a build with --enable-ft-test-points for the tests
+# that need one (NEEDS=test-points in the testlist, "# needs: test points"
+# in a script); without it every test runs on MPI_PREFIX, which must then
+# have them
+tp_prefix=
+if [ -n "${MPI_PREFIX_TEST_POINTS:-}" ]; then
+    tp_prefix=$(cd "$MPI_PREFIX_TEST_POINTS" 2>/dev/null && pwd) ||
+        { echo "run-ftmpi-tests.sh: no install prefix $MPI_PREFIX_TEST_POINTS (build first: make test-points)" >&2; exit 2; }
+fi
+tp_bindir=$bindir-tp
 smoke=no
 only=()
 testlist=$here/testlist
@@ -43,6 +53,8 @@ esac
 
 [ -x "$prefix/bin/mpicc" ] || { echo "run-ftmpi-tests.sh: no mpicc in $prefix/bin (build first: make)" >&2; exit 2; }
 mkdir -p "$bindir"
+[ -z "$tp_prefix" ] || mkdir -p "$tp_bindir"
+base_path=$PATH
 export PATH=$prefix/bin:$PATH
 
 passed=0
@@ -140,7 +152,7 @@ build() { # program (of test/ftmpi, else of examples; C, C++ or Fortran) -> 0 if
     fi
 }
 
-# testlist line: name nprocs timeout [VAR=value ...] [ARGS=a,b,c]
+# testlist line: name nprocs timeout [VAR=value ...] [ARGS=a,b,c] [NEEDS=test-points] [REPEAT=N]
 # Expectations: " No Errors" in the output and exit status 0, unless the line
 # sets EXPECT_EXIT=nonzero and EXPECT_OUTPUT=<regex> (tests of error paths),
 # or EXPECT_SURVIVORS=k (fault-tolerance tests: exactly k processes report
@@ -154,8 +166,16 @@ run_entry() {
     local name=$1 np=$2 limit=$(($3 * timeout_scale))
     shift 3
     local envs=() args=() expect_exit=0 expect_output=" No Errors" survivors= deaths= injected=
+    # an entry that needs the test points runs on their build, its programs
+    # built there (build and the launch below read these)
+    local prefix=$prefix bindir=$bindir PATH=$PATH
     for kv in "$@"; do
         case "$kv" in
+            NEEDS=test-points)
+                if [ -n "$tp_prefix" ]; then
+                    prefix=$tp_prefix bindir=$tp_bindir PATH=$tp_prefix/bin:$base_path
+                fi ;;
+            NEEDS=*) echo "run-ftmpi-tests.sh: unknown $kv in the entry of $name" >&2 ;;
             EXPECT_EXIT=*) expect_exit=${kv#EXPECT_EXIT=} ;;
             EXPECT_OUTPUT=*) expect_output=${kv#EXPECT_OUTPUT=} ;;
             EXPECT_SURVIVORS=*) survivors=${kv#EXPECT_SURVIVORS=} ;;
@@ -170,13 +190,13 @@ run_entry() {
     [ $launcher = srun ] && [ "${deaths:-0}" -gt 0 ] && expect_exit=nonzero
     local via=
     [ $launcher = mpiexec ] || via="$launcher: "
-    local label="$via$name -n $np${args[*]:+ ${args[*]}}${envs[*]:+ ${envs[*]}}"
+    local label="$via$name -n $np${args[*]:+ ${args[*]}}${envs[*]:+ ${envs[*]}}${run_label:+ ($run_label)}"
     local prog=${name%%.*}
     if ! build "$prog"; then
         record "$label" FAIL 0 "does not compile: $(head -n 3 "$bindir/$prog.build.log" | tr '\n' ' ')"
         return
     fi
-    local out=$bindir/$name.$np.$(echo "${args[*]} ${envs[*]}" | md5sum | cut -c1-8)${via:+.$launcher}.out start rc
+    local out=$bindir/$name.$np.$(echo "${args[*]} ${envs[*]}" | md5sum | cut -c1-8)${via:+.$launcher}${run_label:+.${run_label// /_}}.out start rc
     # every process of the job (launcher, proxies, ranks, replacements)
     # inherits the tag, so those left behind can be found afterwards
     local tag left secs attempt fenced= deaf
@@ -239,7 +259,18 @@ while read -r line; do
         for o in "${only[@]}"; do [ "${words[0]}" = "$o" ] && match=yes; done
         [ $match = yes ] || continue
     fi
-    run_entry "${words[@]}"
+    # REPEAT=N: the entry runs N times, each run a test of its own
+    repeat=1 entry=()
+    for w in "${words[@]}"; do
+        case "$w" in
+            REPEAT=*) repeat=${w#REPEAT=} ;;
+            *) entry+=("$w") ;;
+        esac
+    done
+    for ((run = 1; run <= repeat; run++)); do
+        if [ "$repeat" = 1 ]; then run_entry "${entry[@]}"
+        else run_label="run $run of $repeat" run_entry "${entry[@]}"; fi
+    done
 done <"$testlist"
 
 # Shell-level tests of the build scripts and launcher (each prints ok/FAIL;
@@ -250,7 +281,12 @@ if [ ${#only[@]} -eq 0 ] && [ $listed_only = no ]; then
         [ -f "$t" ] || continue
         start=$(date +%s%N)
         limit=$(sed -n 's/^# test-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
-        msg=$(MPI_PREFIX=$prefix timeout -k 5 "$((${limit:-300} * timeout_scale))" bash "$t" 2>&1)
+        t_prefix=$prefix t_bin=$bindir
+        if [ -n "$tp_prefix" ] && grep -qx "# needs: test points" "$t"; then
+            t_prefix=$tp_prefix t_bin=$tp_bindir
+        fi
+        msg=$(PATH=$t_prefix/bin:$base_path MPI_PREFIX=$t_prefix MPI_PREFIX_TEST_POINTS=$tp_prefix FTMPI_TEST_BIN=$t_bin \
+            timeout -k 5 "$((${limit:-300} * timeout_scale))" bash "$t" 2>&1)
         rc=$?
         secs=$(elapsed "$start")
         if [ $rc = 0 ]; then record "$(basename "$t" .sh)" ok "$secs"

@@ -1,10 +1,11 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # Sourced by the script tests: $prefix (the MPI installation), $src (the
-# test sources) and $bin (where programs are built), build PROGRAM, and
+# test sources) and $bin (where programs are built: FTMPI_TEST_BIN, one
+# folder per installation, else test/ftmpi/bin), build PROGRAM, and
 # tagged_run / no_process_left, cluster_up / left_on_node (below).
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=$(cd "${MPI_PREFIX:-$src/../../install}" && pwd)
-bin=$src/bin
+bin=${FTMPI_TEST_BIN:-$src/bin}
 mkdir -p "$bin"
 
 build() { # PROGRAM of test/ftmpi, else of examples/

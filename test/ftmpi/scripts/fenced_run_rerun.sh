@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+# needs: test points
 # The test runner runs a test once more when a process of its run found
 # itself deaf and left (the receive check, ftdev_echo.c), and says so
 # on the test's line; a test that sets FTMPI_TEST_POINT=D:deaf itself (ft_deaf) is

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
+# needs: test points
 # A process that dies before MPI_Init, or inside it, leaves the others
 # waiting in its barriers: the job must end at once with a nonzero status
 # and a line naming the rank, in the default mode and in the fault-tolerant
