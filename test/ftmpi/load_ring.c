@@ -3,33 +3,39 @@
  * at moments the program does not choose (test/ftmpi/scripts/load_soak.sh
  * runs it beside CPU hogs).
  *
- *   load_ring SECONDS
+ *   load_ring SECONDS [agree|atomic]
  *
  * FT-MPI modes from the FTMPI_* variables: SHRINK or BLANK, MANUAL
  * recovery, RESET or CONT messages. Each iteration passes a token around
  * the ring of MPI_COMM_WORLD (MPI_Sendrecv), counts the live processes and
  * decides whether to stop (two MPI_Allreduce) and ends with a barrier. A
  * call that fails sends every survivor to the recovery
- * (MPI_Comm_dup(MPI_COMM_WORLD)); then the survivors agree on the
- * iteration to go on from. Tokens carry the recovery generation in their
- * tag, so that in CONT mode a token of an abandoned iteration is never
- * taken for a new one. Each process writes "LOAD READY <os pid>" once past
+ * (MPI_Comm_dup(MPI_COMM_WORLD)); then each one redoes the iteration it
+ * was in. Tokens carry the recovery generation in their tag, so that in
+ * CONT mode a token of an abandoned iteration is never taken for a new
+ * one.
+ *
+ * Which iteration that is can differ between survivors: with NONATOMIC
+ * collectives (the default) a collective that a failure cuts short may
+ * have completed at some and failed at others, and the first would go on
+ * one iteration ahead of the second for ever (ending first, while the
+ * others wait for them). "agree" (the default) makes the survivors agree
+ * on the iteration to go on from after each recovery; "atomic" relies on
+ * FTMPI_COLL_MODE=atomic instead, under which the barrier that ends an
+ * iteration succeeds everywhere or fails everywhere. Each process writes "LOAD READY <os pid>" once past
  * MPI_Init, and reports " rank R: No Errors" at the end. */
 #include "ftmpi_test.h"
 
 #define TAG(gen, iter) ((((gen) & 0xff) << 16) | ((iter) & 0xffff))
 
-static int blank_mode;
+static int blank_mode, blanks;
 
 /* live processes of MPI_COMM_WORLD as this process knows them */
 static int live_count(void)
 {
-    int size, *failed, flag = 0;
+    int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (!blank_mode)
-        return size;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_NUM_FAILED_PROCS, &failed, &flag);
-    return flag ? size - *failed : size;
+    return blank_mode ? size - blanks : size;
 }
 
 /* one iteration; MPI_SUCCESS or the code of the call that failed */
@@ -69,7 +75,12 @@ static int iteration(int gen, int iter, int *stop, double deadline)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ft_init(&argc, &argv, 1, "SECONDS", &rank, &size);
+    ft_init(&argc, &argv, 1, "SECONDS [agree|atomic]", &rank, &size);
+    int agree = argc < 3 || strcmp(argv[2], "atomic");
+    int *coll, coll_flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_COLL_MODE, &coll, &coll_flag);
+    CHECK(agree || (coll_flag && *coll == FTMPI_COLL_MODE_ATOMIC),
+          "\"atomic\" needs FTMPI_COLL_MODE=atomic");
     int *mode, flag;
     MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_COMM_MODE, &mode, &flag);
     blank_mode = flag && *mode == FTMPI_COMM_MODE_BLANK;
@@ -93,9 +104,18 @@ int main(int argc, char **argv)
             MPI_Comm world = MPI_COMM_WORLD;
             rc = MPI_Comm_dup(MPI_COMM_WORLD, &world);
             CHECK(rc == MPI_SUCCESS, "recovery returned %d", rc);
+            /* the processes this recovery found dead */
+            int *failed, flag = 0;
+            MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_NUM_FAILED_PROCS, &failed, &flag);
+            if (flag)
+                blanks += *failed;
             gen++;
             recoveries++;
             int from = iter;
+            if (!agree) {
+                stop = 0;
+                break;
+            }
             if (MPI_Allreduce(&iter, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS) {
                 iter = from;
                 stop = 0;
