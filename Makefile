@@ -127,8 +127,8 @@ $(PREFIX)/include/ftmpi_ckpt.h: toolkit/ckpt/ftmpi_ckpt.h
 	@install -m 644 $< $@
 
 # Open MPI's Fortran module of extensions (ULFM), beside mpi.mod
-$(PREFIX)/include/mpi_ext.mod: src/ftmpi/ulfm/mpi_ext.f90 $(PREFIX)/bin/mpifort
-	@tmp=$$(mktemp -d) && (cd $$tmp && $(PREFIX)/bin/mpifort -c $(TOP)/src/ftmpi/ulfm/mpi_ext.f90) && \
+$(PREFIX)/include/mpi_ext.mod: src/ulfm/mpi_ext.f90 $(PREFIX)/bin/mpifort
+	@tmp=$$(mktemp -d) && (cd $$tmp && $(PREFIX)/bin/mpifort -c $(TOP)/src/ulfm/mpi_ext.f90) && \
 	    install -m 644 $$tmp/mpi_ext.mod $@ && rm -rf $$tmp || \
 	    { echo "make: the Fortran module mpi_ext failed to build" >&2; exit 1; }
 

@@ -25,8 +25,13 @@ known_sums="b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 die() { echo "autogen.sh: $*" >&2; exit 1; }
 note() { echo "autogen.sh: $*" >&2; }
 
-# Our sources sit at the paths they take in the MPICH tree.
-overlay_map="src:src"
+# Each folder of ours (repository path:its path in the MPICH tree).
+overlay_map="src/include:src/include
+src/mpid/ftdev:src/mpid/ch4/netmod/ftdev
+src/ftmpi:src/ftmpi
+src/recovery:src/ftmpi/recovery
+src/coll_atomic:src/ftmpi/coll
+src/ulfm:src/ftmpi/ulfm"
 
 check_tools() {
     local t missing=

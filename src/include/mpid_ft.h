@@ -3,8 +3,8 @@
  *
  * FT-MPICH: the device's fault-tolerance services to the layers above it.
  *
- * MPIR-level code (src/ftmpi/...) reaches the device only through these
- * functions and MPICH's own MPID_ ones (MPID_Comm_failure_ack, ...), as
+ * MPIR-level code (src/recovery, src/coll_atomic, src/ulfm) reaches the
+ * device only through these functions and MPICH's own MPID_ ones (MPID_Comm_failure_ack, ...), as
  * MPIR code does: no MPIDI_FTDEV_ name is used above the device. The
  * device reaches the layers above only through what they hand it: a
  * policy and a table of events, before MPI_Init starts it. Processes are
@@ -205,9 +205,9 @@ static inline const char *MPID_FT_msg_check_head(const MPID_FT_msg_kinds_t * kin
  * during the call). Messages from a process known to have failed are
  * dropped; between two processes they arrive in order. */
 typedef enum {
-    MPID_FT_CHANNEL_RECOVERY = 0,       /* FT-MPI recovery agreement (src/ftmpi/recovery) */
-    MPID_FT_CHANNEL_COMMIT,     /* ATOMIC collectives' commit (src/ftmpi/coll) */
-    MPID_FT_CHANNEL_ULFM_AGREE, /* ULFM agreement (src/ftmpi/ulfm) */
+    MPID_FT_CHANNEL_RECOVERY = 0,       /* FT-MPI recovery agreement (src/recovery) */
+    MPID_FT_CHANNEL_COMMIT,     /* ATOMIC collectives' commit (src/coll_atomic) */
+    MPID_FT_CHANNEL_ULFM_AGREE, /* ULFM agreement (src/ulfm) */
     MPID_FT_NUM_CHANNELS
 } MPID_FT_channel_t;
 
@@ -283,7 +283,7 @@ void MPID_FT_failure_learned(int pid, const char *how);
  * intercommunicator). */
 int MPID_FT_comm_pid(struct MPIR_Comm *comm, int rank);
 
-/* ---- FT-MPI recovery (src/ftmpi/recovery) ------------------------------------ */
+/* ---- FT-MPI recovery (src/recovery) ------------------------------------ */
 
 /* The current recovery epoch. */
 uint32_t MPID_FT_epoch(void);
@@ -303,7 +303,7 @@ struct MPIR_Comm *MPID_FT_next_user_comm(struct MPIR_Comm *skip1, struct MPIR_Co
 /* Destroys every window (their handles then give MPI_ERR_WIN). */
 void MPID_FT_destroy_windows(void);
 
-/* ---- collectives under failure (src/ftmpi/coll) ------------------------- */
+/* ---- collectives under failure (src/coll_atomic) ------------------------- */
 
 /* The process id of rank `rank` of comm's local group, -1 when it is not
  * a process of this job's world. */

@@ -11,7 +11,7 @@
  *       before the job starts: the job's are those that appear later)
  *   attacker heartbeat SNAPSHOT COMM NPROCS
  *       sends forged heartbeat datagrams "process k has failed" (HB_FAILED,
- *       src/mpid/ch4/netmod/ftdev/ftdev_wire.h) for every k, claiming to come
+ *       src/mpid/ftdev/ftdev_wire.h) for every k, claiming to come
  *       from every process id and every OS pid of the processes named COMM,
  *       to every UDP socket of uid 0 made since the snapshot; each both in
  *       today's 24-byte form and padded to 48 bytes (room for a counter and
@@ -238,7 +238,7 @@ static int pids_named(const char *comm, int *pids, int max)
     return n;
 }
 
-/* hb_msg_t of today (src/mpid/ch4/netmod/ftdev/ftdev_wire.h) */
+/* hb_msg_t of today (src/mpid/ftdev/ftdev_wire.h) */
 struct hb_msg {
     uint32_t magic, kind;
     int32_t from, from_ospid, about, state;

@@ -3,9 +3,9 @@
  *
  * Fuzz target: the checks the layers above the device make of their
  * channels' messages on receipt: the FT-MPI recovery agreement's
- * (src/ftmpi/recovery/ftmpi_agree_msg.h), the ATOMIC commit's
- * (src/ftmpi/coll/ftmpi_commit_msg.h) and ULFM's agreement's
- * (src/ftmpi/ulfm/ulfm_agree_msg.h). Input: the channel, the world's size, the
+ * (src/recovery/ftmpi_agree_msg.h), the ATOMIC commit's
+ * (src/coll_atomic/ftmpi_commit_msg.h) and ULFM's agreement's
+ * (src/ulfm/ulfm_agree_msg.h). Input: the channel, the world's size, the
  * sender, the receiver, then the message (an aligned copy, as the device
  * hands it on). A message that passes is read the way its handler reads
  * it, which the address sanitizer holds to the message's bounds.

@@ -3,7 +3,7 @@
  *
  * Fuzz target: ftdev's decoder of control messages (the active messages
  * of MPIDI_FTDEV_AM_CONTROL): MPIDI_FTDEV_ctrl_open and each type's rules,
- * MPIDI_FTDEV_ctrl_check (src/mpid/ch4/netmod/ftdev/ftdev_wire.c). Input: the world's
+ * MPIDI_FTDEV_ctrl_check (src/mpid/ftdev/ftdev_wire.c). Input: the world's
  * size, a flags byte (bit 0: seal the message with the job's key as a
  * process of the job would, so that the checks behind the MAC are
  * reached; bit 1: the sender is of this world), the 24-byte header, then

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
  * Fuzz target: the heartbeat thread's decoder of UDP datagrams
- * (MPIDI_FTDEV_hb_open, src/mpid/ch4/netmod/ftdev/ftdev_wire.c). The input is a
+ * (MPIDI_FTDEV_hb_open, src/mpid/ftdev/ftdev_wire.c). The input is a
  * sequence of datagrams, each a length byte and that many bytes; a length
  * byte with its top bit set seals the datagram first with the job's key
  * (as a process of the job would), so that the checks behind the MAC are

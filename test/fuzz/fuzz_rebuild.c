@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
  * Fuzz target: the check of REBUILD's messages (READY, HELLO, WELCOME,
- * REBUILT), MPIDI_FTDEV_rb_check (src/mpid/ch4/netmod/ftdev/ftdev_wire.c). Input:
+ * REBUILT), MPIDI_FTDEV_rb_check (src/mpid/ftdev/ftdev_wire.c). Input:
  * the world's size, the sender's process id, then the message. A message
  * that passes is read the way the survivors and the replacement read it:
  * every entry and every byte of its address, which the address sanitizer

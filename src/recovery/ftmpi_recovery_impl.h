@@ -3,7 +3,7 @@
  *
  * What the recovery layer's own files share: the FT-MPI state machine,
  * the intake of failures, and the survivors' agreement. Nothing outside
- * src/ftmpi/recovery includes it.
+ * src/recovery includes it.
  */
 
 #ifndef FTMPI_RECOVERY_IMPL_H_INCLUDED

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
  * Collectives under failure: MPICH's collective dispatchers hand a
- * collective to src/ftmpi/coll when MPID_COLL_DIVERT says so
+ * collective to src/coll_atomic when MPID_COLL_DIVERT says so
  * (mpich-patches/coll-device-divert.patch). That happens only in ATOMIC
  * collective mode or once a BLANK world has blanks; otherwise the check
  * costs one load and a not-taken branch.

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
  * The FT-MPI recovery layer's interface: what MPICH's patched core and
- * FT-MPI's collectives (src/ftmpi/coll) ask of it. Its own files share
+ * FT-MPI's collectives (src/coll_atomic) ask of it. Its own files share
  * ftmpi_recovery_impl.h besides. Processes are
  * named by their process id (pid): the original MPI_COMM_WORLD rank,
  * which the transport carries in every message.

@@ -1,7 +1,7 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * What the collective layer (src/ftmpi/coll) needs from the
+ * What the collective layer (src/coll_atomic) needs from the
  * transport (mpid_ft.h): the epoch, process ids and blanks, its state in
  * each communicator.
  */
