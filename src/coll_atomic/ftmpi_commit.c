@@ -56,7 +56,7 @@
 
 static int member_dead(MPIR_Comm * comm, int rank)
 {
-    return MPIR_FTMPI_known_dead(MPID_FT_comm_local_pid(comm, rank));
+    return MPID_FT_proc_failed(MPID_FT_comm_local_pid(comm, rank));
 }
 
 /* A failure that ends an undecided collective: any, once this process
@@ -131,7 +131,7 @@ static void abort_early(MPIR_FTMPI_vote_t * v)
  * alive as far as this process knows. */
 static int alive_at(int pos, void *pids)
 {
-    return !MPIR_FTMPI_known_dead(((int *) pids)[pos]);
+    return !MPID_FT_proc_failed(((int *) pids)[pos]);
 }
 
 /* The members in the tree's order, counted from the lowest live one
@@ -313,7 +313,7 @@ static int vote_test(MPIR_FTMPI_vote_t * v, int *done, int *commit)
         } else if (r->delegate >= 0) {
             /* asked alone: its decision ends this one's wait, unless it
              * died or does not decide by itself */
-            if (MPIR_FTMPI_known_dead(r->delegate) || r->delegate_answer == IDLE) {
+            if (MPID_FT_proc_failed(r->delegate) || r->delegate_answer == IDLE) {
                 mpi_errno = start_termination(v);
                 MPIR_ERR_CHECK(mpi_errno);
             }

@@ -82,7 +82,7 @@ static void sweep_children(sweep_t * s, int first, int end)
 static void sweep_range(sweep_t * s, int first, int end)
 {
     int pid = s->pids[first];
-    if (MPIR_FTMPI_known_dead(pid)) {
+    if (MPID_FT_proc_failed(pid)) {
         sweep_children(s, first, end);
         return;
     }
@@ -177,15 +177,15 @@ static int sweep_step(sweep_t * s, int look_at_failures)
         if (s->parent >= 0)
             send_report(s->parent, r, s->root);
         for (int i = 0; i < s->nswept; i++)
-            if (!MPIR_FTMPI_known_dead(s->swept[i]))
+            if (!MPID_FT_proc_failed(s->swept[i]))
                 send_report(s->swept[i], r, s->root);
         return 1;
     }
-    if (s->parent >= 0 && MPIR_FTMPI_known_dead(s->root))
+    if (s->parent >= 0 && MPID_FT_proc_failed(s->root))
         return 1;       /* moot: its root asks nobody any more */
     if (look_at_failures)
         for (int i = 0; i < s->npending; i++)
-            if (MPIR_FTMPI_known_dead(s->pending[i].pid)) {
+            if (MPID_FT_proc_failed(s->pending[i].pid)) {
                 struct pending dead = s->pending[i];
                 s->pending[i--] = s->pending[--s->npending];
                 sweep_children(s, dead.first, dead.end);

@@ -261,6 +261,14 @@ typedef enum {
  * only what FT-MPI shows the application: its attributes and which
  * failures a recovery handled). */
 MPID_FT_proc_state_t MPID_FT_proc_state(int pid);
+
+/* Whether process pid is known to have failed (a blank included). */
+static inline int MPID_FT_proc_failed(int pid)
+{
+    MPID_FT_proc_state_t state = MPID_FT_proc_state(pid);
+    return state == MPID_FT_PROC_FAILED || state == MPID_FT_PROC_BLANK;
+}
+
 /* pid >= 0 and a blank of a BLANK world. */
 int MPID_FT_proc_is_blank(int pid);
 

@@ -156,7 +156,7 @@ static int agree_init(void)
 static int coordinator(void)
 {
     for (int p = 0; p < ag.n; p++)
-        if (!MPIR_FTMPI_known_dead(p))
+        if (!MPID_FT_proc_failed(p))
             return p;
     return -1;
 }
@@ -164,7 +164,7 @@ static int coordinator(void)
 /* Awaited by nobody: known dead, or in MPI_Finalize. */
 static int left(int p)
 {
-    return MPIR_FTMPI_known_dead(p) || MPID_FT_proc_state(p) == MPID_FT_PROC_GONE;
+    return MPID_FT_proc_failed(p) || MPID_FT_proc_state(p) == MPID_FT_PROC_GONE;
 }
 
 static int awaited(int p, void *arg)
@@ -236,7 +236,7 @@ static void known_dead_set(uint8_t * set)
 {
     memset(set, 0, ag.nbytes);
     for (int p = 0; p < ag.n; p++)
-        if (MPIR_FTMPI_known_dead(p))
+        if (MPID_FT_proc_failed(p))
             MPID_FT_set_add(set, p);
 }
 
@@ -285,7 +285,7 @@ static void agree_message(int from, const void *buf, size_t len)
         memcpy(&sender_epoch, joins + from * sizeof(uint32_t), sizeof(sender_epoch));
         /* failures the sender knows of and this process does not */
         for (int p = 0; p < ag.n; p++)
-            if (MPID_FT_set_has(m->sets, p) && !MPIR_FTMPI_known_dead(p))
+            if (MPID_FT_set_has(m->sets, p) && !MPID_FT_proc_failed(p))
                 MPID_FT_failure_learned(p, "reported in recovery");
         /* it missed the decision this process holds */
         if (ag.decided && sender_epoch < ag.decided_epoch) {
@@ -303,7 +303,7 @@ static void agree_message(int from, const void *buf, size_t len)
         MPID_FT_set_add(ag.joined_here, from);
     } else if (m->head.kind == MSG_DECIDE) {
         if (ag.recovering && !ag.decided && from == ag.join_target &&
-            !MPIR_FTMPI_known_dead(from) && m->head.seq > ag.epoch) {
+            !MPID_FT_proc_failed(from) && m->head.seq > ag.epoch) {
             ag.decided = 1;
             ag.decided_epoch = m->head.seq;
             ag.decider = m->decider;
@@ -335,7 +335,7 @@ static void pass_on(void)
     ag.passed_on = 1;
     for (int p = 0; p < ag.n; p++)
         if (MPID_FT_set_has(ag.joined_here, p) && p != MPIR_Process.rank &&
-            !MPIR_FTMPI_known_dead(p)) {
+            !MPID_FT_proc_failed(p)) {
             ag.passed_to_any = 1;
             send_msg(p, MSG_DECIDE, ag.decided_epoch, ag.decided_dead, ag.decided_prev);
         }

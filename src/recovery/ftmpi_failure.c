@@ -83,12 +83,6 @@ void MPIR_FTMPI_record_failure(int pid, const char *how)
     }
 }
 
-int MPIR_FTMPI_known_dead(int pid)
-{
-    MPID_FT_proc_state_t state = MPID_FT_proc_state(pid);
-    return state == MPID_FT_PROC_FAILED || state == MPID_FT_PROC_BLANK;
-}
-
 int MPIR_FTMPI_failure_pending(void)
 {
     return ft.state != MPIR_FTMPI_NO_FAILURES;

@@ -211,7 +211,7 @@ static int recover(void)
 
     MPIR_FTMPI_set_last_failures(ranks, nfailed);
     for (int pid = 0; pid < MPIR_Process.size; pid++)
-        if (MPIR_FTMPI_known_dead(pid) && !MPID_FT_set_has(dead_set, pid))
+        if (MPID_FT_proc_failed(pid) && !MPID_FT_set_has(dead_set, pid))
             unhandled++;
     MPIR_FTMPI_set_state(unhandled ? MPIR_FTMPI_FAILURE_RECOGNIZED : MPIR_FTMPI_NO_FAILURES,
                          unhandled ? "recovered; failures since remain" : "recovered");

@@ -45,9 +45,6 @@ int MPIR_FTMPI_halts_on_failure(void);
 
 /* ---- failures (ftmpi_failure.c) --------------------------------------- */
 
-/* Whether process `pid` is known to have failed (the device's record). */
-int MPIR_FTMPI_known_dead(int pid);
-
 /* This process has recognized a failure that no recovery has handled
  * (FAILURE_RECOGNIZED, or RECOVERING). */
 int MPIR_FTMPI_failure_pending(void);

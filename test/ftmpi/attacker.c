@@ -1,5 +1,5 @@
 /* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
-/* An outsider on the node, for the attack tests of issue 47
+/* An outsider on the node, for the attack tests
  * (test/ftmpi/scripts/attack_*.sh). It runs as another, unprivileged user
  * than the job and uses only what every user of the node sees:
  * /proc/net/{udp,udp6,tcp,tcp6} (every socket's address, owner and inode),

@@ -1,5 +1,5 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
-# Sourced by the attack tests (attack_*.sh, issue 47) after common.bash:
+# Sourced by the attack tests (attack_*.sh) after common.bash:
 # an outsider, test/ftmpi/attacker.c run as uid nobody, against 4-process
 # jobs of root's (test/ftmpi/attack_target.c). Every attacked job must end
 # as if nothing had happened:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
-# Issue 47: another user of the node (nobody; the job is root's) sends the
+# Another user of the node (nobody; the job is root's) sends the
 # heartbeat sockets of a running 4-process job forged datagrams "process k
 # has failed" (HB_FAILED) for every k, claiming every sender id with every
 # OS pid of the job's processes (what /proc shows every user), in today's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
-# Issue 47: another user of the node (nobody; the job is root's) connects
+# Another user of the node (nobody; the job is root's) connects
 # to mpiexec's control port while a 4-process job runs and speaks Hydra's
 # control protocol as a proxy would (test/ftmpi/attacker.c). It tries
 # every TCP socket of uid 0 listening since it looked before the job

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
-# Issue 47: a 4-process job of root's traces into a shared scratch folder
+# A 4-process job of root's traces into a shared scratch folder
 # (world-writable, not sticky: MPIR_CVAR_FTMPI_TRACE_FILE=FOLDER/traceN,
 # so each process's MPI_Init writes FOLDER/traceN.HOST.PID, and the
 # checkpoint library, libftmpi_ckpt, appends to the same name from its
