@@ -90,8 +90,13 @@ static void collectives(MPI_Comm comm, int rank, int size)
         met(MPI_Reduce(a, b, n, MPI_LONG_LONG, MPI_MAX, size - 1, comm), "reduce");
     }
     met(MPI_Barrier(comm), "barrier");
-    met(MPI_Sendrecv(a, 1, MPI_LONG_LONG, (rank + 1) % size, 0, b, 1, MPI_LONG_LONG,
-                     (rank + size - 1) % size, 0, comm, MPI_STATUS_IGNORE), "sendrecv");
+    /* (IGNORE mode goes on with the live: a live partner would wait for a
+     * process whose own receive from the dead failed) */
+    int *recovery, flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, FTMPI_RECOVERY_MODE, &recovery, &flag);
+    if (!flag || *recovery != FTMPI_RECOVERY_MODE_IGNORE)
+        met(MPI_Sendrecv(a, 1, MPI_LONG_LONG, (rank + 1) % size, 0, b, 1, MPI_LONG_LONG,
+                         (rank + size - 1) % size, 0, comm, MPI_STATUS_IGNORE), "sendrecv");
     if (MPI_Comm_split(comm, rank % 2, rank, &c) == MPI_SUCCESS)
         MPI_Comm_free(&c);
     else
@@ -207,16 +212,24 @@ static void run_waitall(int rank, int size, const char *victims, const char *how
     MPI_Comm_free(&comm);
 }
 
-/* argument errors, enough to go round MPICH's error ring several times */
+/* argument errors, enough to go round MPICH's error ring several times;
+ * a file name that does not exist makes a long stack line (ROMIO names it) */
 static void run_local(int rank, int size, int errors)
 {
-    int x = 0;
+    int x[2] = { 0, 0 };
+    char path[240];
+    MPI_File fh;
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    memset(path, 'p', sizeof(path) - 1);
+    path[sizeof(path) - 1] = 0;
+    memcpy(path, "/nonexistent/", strlen("/nonexistent/"));
     for (int i = 0; i < errors; i++) {
-        met(MPI_Send(&x, 1, MPI_INT, size + i, 0, MPI_COMM_WORLD), "send to a bad rank");
-        met(MPI_Recv(&x, -1 - i, MPI_INT, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE),
+        met(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+            "open of a file that does not exist");
+        met(MPI_Send(x, 1, MPI_INT, size + i, 0, MPI_COMM_WORLD), "send to a bad rank");
+        met(MPI_Recv(x, -1 - i, MPI_INT, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE),
             "receive of a negative count");
-        met(MPI_Bcast(&x, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), "bcast of a null type");
+        met(MPI_Bcast(x, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), "bcast of a null type");
     }
 }
 

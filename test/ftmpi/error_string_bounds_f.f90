@@ -3,8 +3,8 @@
 !
 !     error_string_bounds_f [VICTIM]
 !
-! Error codes: argument errors (long stacks when MPIR_CVAR_CHOP_ERROR_STACK
-! is small), and with VICTIM (FT-MPI SHRINK, MANUAL) the failure of an
+! Error codes: the open of a file that does not exist and argument errors
+! (long stacks when MPIR_CVAR_CHOP_ERROR_STACK is small), and with VICTIM (FT-MPI SHRINK, MANUAL) the failure of an
 ! allreduce after that process killed itself. Each code's text goes into a
 ! string of MPI_MAX_ERROR_STRING characters and into one of 40 characters,
 ! both the start of a longer string of guard characters: the guards must be
@@ -14,8 +14,9 @@ program error_string_bounds_f
     implicit none
     integer, parameter :: guards = 4096
     character(len=MPI_MAX_ERROR_STRING + guards) :: area
-    integer :: ierr, rank, nprocs, victim, code, errors, i, x, sum
+    integer :: ierr, rank, nprocs, victim, code, errors, i, x, sum, fh
     character(len=16) :: arg
+    character(len=230) :: path
 
     errors = 0
     call MPI_Init(ierr)
@@ -28,6 +29,10 @@ program error_string_bounds_f
         read (arg, *) victim
     end if
 
+    ! a file name that does not exist makes a long stack line (ROMIO names it)
+    path = '/nonexistent/' // repeat('p', len(path) - 13)
+    call MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, fh, code)
+    call check(code, 'open of a file that does not exist')
     do i = 1, 50
         x = 0
         call MPI_Send(x, 1, MPI_INTEGER, nprocs + i, 0, MPI_COMM_WORLD, code)
