@@ -10,7 +10,7 @@
 # entry of test/ftmpi/testlist under a timeout (a hang is a failure). With
 # --mpich-smoke it also runs the smoke subset of MPICH's own test suite and
 # counts it in the same total. --testlist runs the entries of another list
-# only; --launcher starts each job with mpiexec (default), with
+# only (with --scripts, the script tests and the short soak too); --launcher starts each job with mpiexec (default), with
 # `salloc mpiexec -bootstrap slurm` or with `srun --mpi=pmi2` (both need a
 # Slurm to talk to: test/slurm/run-slurm-tests.sh). The last line is
 # "N passed, N failed".
@@ -35,12 +35,14 @@ smoke=no
 only=()
 testlist=$here/testlist
 listed_only=no
+with_scripts=no
 launcher=mpiexec
 while [ $# -gt 0 ]; do
     case "$1" in
         --mpich-smoke) smoke=yes ;;
         --testlist) testlist=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); listed_only=yes; shift ;;
         --launcher) launcher=$2; shift ;;
+        --scripts) with_scripts=yes ;;
         -*) echo "run-ftmpi-tests.sh: unknown option $1" >&2; exit 2 ;;
         *) only+=("$1") ;;
     esac
@@ -276,7 +278,7 @@ done <"$testlist"
 # Shell-level tests of the build scripts and launcher (each prints ok/FAIL;
 # exit status 77 means it could not run here, its last line says why). Each
 # has 300 s, or what a line "# test-timeout: SECONDS" in it says.
-if [ ${#only[@]} -eq 0 ] && [ $listed_only = no ]; then
+if [ ${#only[@]} -eq 0 ] && { [ $listed_only = no ] || [ $with_scripts = yes ]; }; then
     for t in "$here"/scripts/*.sh; do
         [ -f "$t" ] || continue
         start=$(date +%s%N)
@@ -298,7 +300,8 @@ fi
 # The short random-kill soak: every fault-tolerance mode once, REBUILD's
 # eight included, processes killed from outside at random moments
 # (test/soak/soak.py).
-if [ ${#only[@]} -eq 0 ] && [ $listed_only = no ] && [ "${FTMPI_SKIP_SOAK:-0}" != 1 ]; then
+if [ ${#only[@]} -eq 0 ] && { [ $listed_only = no ] || [ $with_scripts = yes ]; } &&
+    [ "${FTMPI_SKIP_SOAK:-0}" != 1 ]; then
     while read -r name result secs detail; do
         if [ "$result" = ok ]; then record "$name" ok "$secs"
         else record "$name" FAIL "$secs" "$detail"; fi
