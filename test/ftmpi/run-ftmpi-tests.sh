@@ -10,7 +10,8 @@
 # entry of test/ftmpi/testlist under a timeout (a hang is a failure). With
 # --mpich-smoke it also runs the smoke subset of MPICH's own test suite and
 # counts it in the same total. --testlist runs the entries of another list
-# only (with --scripts, the script tests and the short soak too); --launcher starts each job with mpiexec (default), with
+# only (with --scripts, the script tests and the short soak too);
+# --launcher starts each job with mpiexec (default), with
 # `salloc mpiexec -bootstrap slurm` or with `srun --mpi=pmi2` (both need a
 # Slurm to talk to: test/slurm/run-slurm-tests.sh). The last line is
 # "N passed, N failed".
