@@ -6,7 +6,7 @@
  * MPIDI_FTDEV_ctrl_check (src/mpid/ftdev/ftdev_wire.c). Input: the world's
  * size, a flags byte (bit 0: seal the message with the job's key as a
  * process of the job would, so that the checks behind the MAC are
- * reached; bit 1: the sender is of this world), the 24-byte header, then
+ * reached; bit 1: the sender is of this world), the 16-byte header, then
  * the message. A message that passes must be one its owner may use.
  */
 
@@ -17,7 +17,6 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
     const MPIDI_FTDEV_wire_keys_t *keys = fuzz_keys();
     MPIDI_FTDEV_ctrl_head_t head;
     MPIDI_FTDEV_ctrl_msg_t msg;
-    uint32_t hops;
 
     if (size < 2 + sizeof(head))
         return 0;
@@ -29,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
         MPIDI_FTDEV_ctrl_seal(&head, body, len, keys->control);
 
     const char *wrong = MPIDI_FTDEV_ctrl_open(&head, sizeof(head), body, len, keys->control,
-                                              &msg, &hops);
+                                              &msg);
     if (wrong)
         return 0;
     FUZZ_ASSERT(len >= sizeof(msg));

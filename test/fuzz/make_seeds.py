@@ -26,10 +26,9 @@ put('heartbeat', 'replay', hb(1, 0, counter=9) + hb(1, 0, counter=9) + hb(1, 0, 
 put('heartbeat', 'old-format', bytes([24]) + struct.pack('<IIiiii', 0x46544842, 3, 1, 1001, 2, 0))
 
 # control: world size, flags (1: seal, 2: sender of this world), the
-# 24-byte header, then {type, pid, from} and the payload
+# 16-byte header (the MAC), then {type, pid, from, hops} and the payload
 def ctrl(n, flags, typ, about, frm, payload=b''):
-    return bytes([n - 1, flags]) + struct.pack('<II', 3, 0) + bytes(16) + \
-        struct.pack('<Iii', typ, about, frm) + payload
+    return bytes([n - 1, flags]) + bytes(16) + struct.pack('<IiiI', typ, about, frm, 3) + payload
 put('control', 'failed', ctrl(8, 3, 1, 5, 2))
 put('control', 'finalizing', ctrl(8, 1, 2, 3, 12))
 put('control', 'channel', ctrl(8, 3, 4, 2, 1, bytes(40)))

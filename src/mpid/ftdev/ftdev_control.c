@@ -36,7 +36,7 @@ static void tell_sent(int to, const MPIDI_FTDEV_ctrl_msg_t * msg, size_t len)
 typedef struct {
     int to;
     size_t len;
-    MPIDI_FTDEV_ctrl_head_t head;       /* the active message's header: chain length, MAC */
+    MPIDI_FTDEV_ctrl_head_t head;       /* the active message's header: the MAC */
     MPIDI_FTDEV_ctrl_msg_t msg;         /* and the payload */
 } outgoing_t;
 
@@ -85,11 +85,13 @@ static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
     MPL_free(out);
 }
 
-int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size_t len,
-                          ucs_status_ptr_t * request)
+/* Most control messages are small and UCX lets go of them at once: they
+ * are made on the stack and tried without a request first; only one UCX
+ * must keep (or a large one) goes to the heap until ctrl_sent_cb. */
+#define IMMEDIATE_PAYLOAD_BYTES 256
+
+static ucs_status_ptr_t send_held(ucp_ep_h ep, outgoing_t * out)
 {
-    int mpi_errno = MPI_SUCCESS;
-    outgoing_t *out = MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
             UCP_OP_ATTR_FIELD_FLAGS,
@@ -97,6 +99,30 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
         .user_data = out,
         .flags = UCP_AM_SEND_FLAG_EAGER,
     };
+    return ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->head, sizeof(out->head),
+                           &out->msg, sizeof(out->msg) + out->len, &param);
+}
+
+static ucs_status_ptr_t send_now(ucp_ep_h ep, const outgoing_t * out)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    return ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->head, sizeof(out->head),
+                           &out->msg, sizeof(out->msg) + out->len, &param);
+}
+
+int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size_t len,
+                          ucs_status_ptr_t * request)
+{
+    int mpi_errno = MPI_SUCCESS;
+    union {
+        outgoing_t out;
+        char bytes[sizeof(outgoing_t) + IMMEDIATE_PAYLOAD_BYTES];
+    } on_stack;
+    outgoing_t *out = len <= IMMEDIATE_PAYLOAD_BYTES ? &on_stack.out :
+        MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
     ucs_status_ptr_t r;
 
     MPIR_ERR_CHKANDJUMP(out == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -114,12 +140,21 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     if (ep == NULL) {
         r = UCS_STATUS_PTR(UCS_ERR_UNREACHABLE);
     } else {
-        out->head.hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about),
-                                                sizeof(out->msg) + len);
+        out->msg.hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about),
+                                               sizeof(out->msg) + len);
         MPIDI_FTDEV_ctrl_seal(&out->head, &out->msg, sizeof(out->msg) + len,
                               MPIDI_FTDEV_keys.control);
-        r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->head, sizeof(out->head),
-                            &out->msg, sizeof(out->msg) + len, &param);
+        r = out == &on_stack.out ? send_now(ep, out) : send_held(ep, out);
+        if (r == UCS_STATUS_PTR(UCS_ERR_NO_RESOURCE) && out == &on_stack.out) {
+            out = MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
+            if (out == NULL) {
+                out = &on_stack.out;
+                r = UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+            } else {
+                memcpy(out, &on_stack.out, sizeof(*out) + len);
+                r = send_held(ep, out);
+            }
+        }
     }
     if (r == NULL) {
         tell_sent(to, &out->msg, len);
@@ -130,7 +165,8 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     }
     /* UCX keeps `out` until ctrl_sent_cb only when it returned a request */
     if (r == NULL) {
-        MPL_free(out);
+        if (out != &on_stack.out)
+            MPL_free(out);
     } else {
         type_in_flight[type]++;
         if (is_channel_message(&out->msg))
@@ -188,13 +224,12 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
 {
     MPIDI_FTDEV_ctrl_msg_t msg;
     void *payload = NULL;
-    uint32_t hops;
     const char *wrong;
 
     if (MPIDI_FTDEV_TEST_DEAF())
         return UCS_OK;
     wrong = MPIDI_FTDEV_ctrl_open(header, header_length, data, length, MPIDI_FTDEV_keys.control,
-                                  &msg, &hops);
+                                  &msg);
     if (wrong)
         return bad_message(-1, wrong);
     /* the sender names itself by its tag pid */
@@ -209,14 +244,20 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
         wrong = "control message of a type nobody handles";
     if (wrong)
         return bad_message(msg.from, wrong);
-    MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, hops);
-    /* UCX gives no alignment: the owner gets an aligned copy */
+    MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, msg.hops);
+    /* UCX gives no alignment: the owner gets an aligned copy where the
+     * payload is not */
     size_t len = length - sizeof(msg);
+    const char *at = (const char *) data + sizeof(msg);
+    if (len && (uintptr_t) at % sizeof(uint64_t) == 0) {
+        owner[msg.type].handler(msg.from, msg.pid, at, len);
+        return UCS_OK;
+    }
     if (len) {
         payload = MPL_malloc(len, MPL_MEM_OTHER);
         if (payload == NULL)
             return bad_message(msg.from, "control message (out of memory for its copy)");
-        memcpy(payload, (const char *) data + sizeof(msg), len);
+        memcpy(payload, at, len);
     }
     owner[msg.type].handler(msg.from, msg.pid, payload, len);
     MPL_free(payload);

@@ -17,6 +17,7 @@
 #include "mpid_ft.h"
 
 #define MPIDI_FTDEV_KEY_BYTES 32
+#define MPIDI_FTDEV_MAC_KEY_BYTES 16
 #define MPIDI_FTDEV_MAC_BYTES 16
 
 /* Subkeys of the job's key (libsodium's crypto_kdf, context "FTMPICH1",
@@ -27,8 +28,8 @@ enum {
 };
 
 typedef struct {
-    uint8_t heartbeat[MPIDI_FTDEV_KEY_BYTES];
-    uint8_t control[MPIDI_FTDEV_KEY_BYTES];
+    uint8_t heartbeat[MPIDI_FTDEV_MAC_KEY_BYTES];
+    uint8_t control[MPIDI_FTDEV_MAC_KEY_BYTES];
 } MPIDI_FTDEV_wire_keys_t;
 
 /* Derives the subkeys from the job's key; nonzero if libsodium fails. */
@@ -93,7 +94,7 @@ typedef enum {
 } MPIDI_FTDEV_hb_verdict_t;
 
 /* Fills in the MAC of m (its other fields set). */
-void MPIDI_FTDEV_hb_seal(MPIDI_FTDEV_hb_msg_t * m, const uint8_t key[MPIDI_FTDEV_KEY_BYTES]);
+void MPIDI_FTDEV_hb_seal(MPIDI_FTDEV_hb_msg_t * m, const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES]);
 
 /* Opens a datagram of len bytes received on a heartbeat socket.
  * contacts[p] is process p's heartbeat contact now (num_pids of them),
@@ -101,7 +102,7 @@ void MPIDI_FTDEV_hb_seal(MPIDI_FTDEV_hb_msg_t * m, const uint8_t key[MPIDI_FTDEV
  * replay window, advanced when the datagram is opened. *why says what was
  * wrong with a rejected one. */
 MPIDI_FTDEV_hb_verdict_t MPIDI_FTDEV_hb_open(const void *buf, size_t len,
-                                             const uint8_t key[MPIDI_FTDEV_KEY_BYTES],
+                                             const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES],
                                              int num_pids,
                                              const MPIDI_FTDEV_hb_contact_t * contacts,
                                              MPIDI_FTDEV_replay_window_t * windows,
@@ -113,6 +114,8 @@ typedef struct {
     uint32_t type;              /* MPIDI_FTDEV_CTRL_* */
     int32_t pid;                /* the process (or channel, context id) it is about */
     int32_t from;               /* the sender's tag pid */
+    uint32_t hops;              /* the chain length of the protocol's messages that led
+                                 * to this one (ftdev_counters.c) */
 } MPIDI_FTDEV_ctrl_msg_t;
 
 enum {
@@ -127,25 +130,22 @@ enum {
     MPIDI_FTDEV_CTRL_NUM_TYPES
 };
 
-/* The active message's header: the chain length of the protocol's
- * messages that led to this one (ftdev_counters.c), and the MAC of the
- * header's first 8 bytes and the whole message. */
+/* The active message's header: the MAC of the whole message, which UCX
+ * delivers as the active message's data. */
 typedef struct {
-    uint32_t hops;
-    uint32_t reserved;
     uint8_t mac[MPIDI_FTDEV_MAC_BYTES];
 } MPIDI_FTDEV_ctrl_head_t;
 
 /* Seals a message (msg, len bytes, starting with its ctrl_msg_t) into head. */
 void MPIDI_FTDEV_ctrl_seal(MPIDI_FTDEV_ctrl_head_t * head, const void *msg, size_t len,
-                           const uint8_t key[MPIDI_FTDEV_KEY_BYTES]);
+                           const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES]);
 
 /* Opens a control message as UCX delivers it: its header and data (len
- * bytes). On success returns NULL, with the message's head in *msg and its
- * chain length in *hops; else what is wrong. */
+ * bytes). On success returns NULL, with the message's head in *msg; else
+ * what is wrong. */
 const char *MPIDI_FTDEV_ctrl_open(const void *header, size_t header_len, const void *data,
-                                  size_t len, const uint8_t key[MPIDI_FTDEV_KEY_BYTES],
-                                  MPIDI_FTDEV_ctrl_msg_t * msg, uint32_t * hops);
+                                  size_t len, const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES],
+                                  MPIDI_FTDEV_ctrl_msg_t * msg);
 
 /* Each type's own rules, once the sender is known: NULL when a message of
  * `type` about `about` with len bytes of payload, from a process of this
