@@ -76,6 +76,27 @@ static size_t msg_len(uint32_t size, uint32_t and_words)
     return ulfm_agree_msg_len(size, and_words);
 }
 
+/* Zeroed working space, on the caller's stack when it fits: a
+ * failure-free agreement of a small communicator allocates nothing but
+ * its record. */
+typedef struct {
+    uint64_t words[32];
+} scratch_t;
+
+static void *scratch_zeroed(scratch_t * s, size_t len)
+{
+    void *p = len <= sizeof(*s) ? s : MPL_malloc(len, MPL_MEM_OTHER);
+    if (p)
+        memset(p, 0, len);
+    return p;
+}
+
+static void scratch_release(scratch_t * s, void *p)
+{
+    if (p != (void *) s)
+        MPL_free(p);
+}
+
 /* A send that fails (no memory) is kept in the instance: the agreement
  * ends with it. */
 static int send_bytes(instance_t * in, int to_pid, const agree_msg_t * m)
@@ -94,7 +115,8 @@ static int send_msg(int to_pid, int kind, instance_t * in, int origin, int flag)
 {
     int mpi_errno = MPI_SUCCESS;
     size_t bytes = MPID_FT_SET_BYTES(in->size), len = msg_len(in->size, in->and_words);
-    agree_msg_t *m = MPL_calloc(1, len, MPL_MEM_OTHER);
+    scratch_t scratch;
+    agree_msg_t *m = scratch_zeroed(&scratch, len);
     MPIR_ERR_CHKANDJUMP(m == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     m->head = (MPID_FT_msg_head_t) {.kind = kind,.seq = in->seq,.sender = in->own_rank };
     m->context_id = in->context_id;
@@ -116,7 +138,7 @@ static int send_msg(int to_pid, int kind, instance_t * in, int origin, int flag)
     if (kind != MSG_QUERY)
         memcpy(m->ranks + 3 * bytes, in->and_mask, in->and_words * sizeof(uint32_t));
     mpi_errno = send_bytes(in, to_pid, m);
-    MPL_free(m);
+    scratch_release(&scratch, m);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -369,7 +391,8 @@ static int try_decide(instance_t * in)
                                       (took_over && !MPID_FT_set_has(in->answered, r))))
             return 0;
 
-    uint8_t *absent = MPL_calloc(MPID_FT_SET_BYTES(in->size), 1, MPL_MEM_OTHER);
+    scratch_t scratch;
+    uint8_t *absent = scratch_zeroed(&scratch, MPID_FT_SET_BYTES(in->size));
     if (absent == NULL)
         return 0;
     for (int r = 0; r < (int) in->size; r++) {
@@ -379,7 +402,7 @@ static int try_decide(instance_t * in)
         raise |= !MPID_FT_set_has(in->acked_by_all, r);
     }
     adopt(in, in->own_rank, in->flag_and, raise, absent, NULL);
-    MPL_free(absent);
+    scratch_release(&scratch, absent);
     MPID_FT_TRACE("agree %#x/%u: decided flag %#x%s", in->context_id, in->seq,
                   (unsigned) in->flag[0], in->raise ? ", raise MPIX_ERR_PROC_FAILED" : "");
     if (in->high_group < (int) in->size)
@@ -420,7 +443,8 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     me = in->own_rank;
 
     size_t bytes = MPID_FT_SET_BYTES(n);
-    uint8_t *own = MPL_calloc(2, bytes, MPL_MEM_OTHER);
+    scratch_t scratch;
+    uint8_t *own = scratch_zeroed(&scratch, 2 * bytes);
     MPIR_ERR_CHKANDJUMP(own == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPID_FT_set_add(own, me);
     for (int r = 0; r < n; r++)
@@ -429,7 +453,7 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     int32_t own_flags[2] = { ~0, ~0 };
     own_flags[me >= in->high_group] = flag;
     add_contribution(in, own, own_flags, own + bytes, and_mask);
-    MPL_free(own);
+    scratch_release(&scratch, own);
     /* (committed before it entered: a coordinator's QUERY came first) */
     if (in->origin != 0)
         MPID_FT_set_add(in->answered, me);

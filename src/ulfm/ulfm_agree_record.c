@@ -21,21 +21,15 @@ static instance_t *instances;
 
 static void free_instance(instance_t * in)
 {
-    MPL_free(in->asked);
-    MPL_free(in->queried);
     MPL_free(in->found);
-    MPL_free(in->answered);
-    MPL_free(in->contributed);
-    MPL_free(in->acked_by_all);
-    MPL_free(in->absent);
-    MPL_free(in->pids);
-    MPL_free(in->and_mask);
     MPL_free(in);
 }
 
 /* The record of agreement (context_id, seq), created when create is set;
  * NULL when it does not exist, disagrees on the size or the bitmap's
- * length, or memory ran out. */
+ * length, or memory ran out. A record and its arrays are one allocation:
+ * an agreement makes one at every process, and a failure-free one costs
+ * little more than its two messages. */
 instance_t *MPII_ULFM_instance(uint32_t context_id, uint32_t seq, uint32_t size,
                                uint32_t and_words, int create)
 {
@@ -45,32 +39,30 @@ instance_t *MPII_ULFM_instance(uint32_t context_id, uint32_t seq, uint32_t size,
             return in->size == size && in->and_words == and_words ? in : NULL;
     if (!create)
         return NULL;
-    size_t bytes = MPID_FT_SET_BYTES(size);
-    in = MPL_calloc(1, sizeof(*in), MPL_MEM_OTHER);
-    if (in == NULL)
+    /* the sets of members, then the bitmap and the pids, each aligned */
+    size_t bytes = MPID_FT_SET_BYTES(size), sets = 6 * bytes;
+    size_t mask_at = MPL_ROUND_UP_ALIGN(sizeof(*in) + sets, sizeof(uint64_t));
+    size_t pids_at = MPL_ROUND_UP_ALIGN(mask_at + and_words * sizeof(uint32_t), sizeof(uint64_t));
+    char *block = MPL_malloc(pids_at + size * sizeof(int), MPL_MEM_OTHER);
+    if (block == NULL)
         return NULL;
-    in->asked = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->answered = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->queried = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->contributed = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->acked_by_all = MPL_malloc(bytes, MPL_MEM_OTHER);
-    in->absent = MPL_calloc(bytes, 1, MPL_MEM_OTHER);
-    in->and_mask = MPL_malloc(and_words * sizeof(uint32_t) + 1, MPL_MEM_OTHER);
-    if (!in->asked || !in->answered || !in->queried || !in->contributed || !in->acked_by_all ||
-        !in->absent || !in->and_mask) {
-        free_instance(in);
-        return NULL;
-    }
+    in = (instance_t *) block;
+    *in = (instance_t) {
+        .context_id = context_id,.seq = seq,.size = size,.and_words = and_words,
+        .flag_and = {~0, ~0},.parent_pid = -1,.failures_at_query = (unsigned) -1,
+        .relayed_origin = -1,.and_mask = (uint32_t *) (block + mask_at),
+        .pids = (int *) (block + pids_at)
+    };
+    uint8_t *set = (uint8_t *) (in + 1);
+    memset(set, 0, sets);
+    in->asked = set;
+    in->answered = set + bytes;
+    in->queried = set + 2 * bytes;
+    in->contributed = set + 3 * bytes;
+    in->acked_by_all = set + 4 * bytes;
+    in->absent = set + 5 * bytes;
     memset(in->acked_by_all, 0xff, bytes);
     memset(in->and_mask, 0xff, and_words * sizeof(uint32_t));
-    in->and_words = and_words;
-    in->context_id = context_id;
-    in->seq = seq;
-    in->size = size;
-    in->flag_and[0] = in->flag_and[1] = ~0;
-    in->parent_pid = -1;
-    in->failures_at_query = (unsigned) -1;
-    in->relayed_origin = -1;
     in->next = instances;
     instances = in;
     return in;
@@ -144,8 +136,6 @@ int MPII_ULFM_members_of(MPIR_Comm * comm, int size, instance_t * in)
     int local_first = MPIR_ULFM_first_member(comm, 0);
     int remote_first = MPIR_ULFM_first_member(comm, 1);
 
-    in->pids = MPL_malloc(size * sizeof(int), MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP(in->pids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     in->high_group = size;
     if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
         if (comm->local_comm == NULL) {

@@ -25,7 +25,7 @@ typedef struct instance {
     int entered;                /* this process is in (or was in) this agreement */
     uint32_t own_context;       /* once entered: this process's receive context id */
     int own_rank, own_pid;      /* this process's member number, and pid */
-    int *pids;                  /* once entered: each member's process id */
+    int *pids;                  /* each member's process id, once entered */
     int high_group;             /* the first member of an intercommunicator's high group
                                  * (size for an intracommunicator) */
     int origin;                 /* the coordinator it answers to (0: rank 0, no commitment) */
