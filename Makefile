@@ -28,10 +28,17 @@ DEB_PACKAGES := autoconf automake libtool python3 gcc g++ gfortran make patch xz
 BENCH_DEB_PACKAGES := gnuplot-nox
 FUZZ_DEB_PACKAGES := clang libclang-rt-dev
 
-# Options shared by ftdev and the stock reference build.
+# Options shared by ftdev and its variants.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
                     --disable-doc \
                     --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
+# The stock reference build: MPICH as it is normally built, the
+# shared-memory modules left to configure (the other options as ftdev's).
+# For ch4:ucx MPICH 4.0.2's configure then takes none: UCX carries the
+# messages within a node too (its src/mpid/ch4/subconfigure.m4: ucx does
+# not handle MPI_ANY_SOURCE receives with a shared-memory module beside it).
+STOCK_CONFIGURE := --with-datatype-engine=dataloop --disable-doc \
+                   --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
 # What users install: make, demo, bench and soak build it, and make check
 # tests it. The tests' fault-injection points (FTMPI_TEST_POINT) are
 # compiled into a build of their own (./install-tp, its tree in build-tp),
@@ -189,17 +196,20 @@ check-mpich-smoke: install
 demo: install
 	@MPI_PREFIX=$(PREFIX) examples/run-demo.sh
 
-# Stock MPICH from the same tarball, same options but the device.
+# Stock MPICH from the same tarball: ch4:ucx with configure's defaults
+# (STOCK_CONFIGURE); rebuilt when it was configured otherwise.
 stock: tree
-	@if [ ! -x $(STOCK_PREFIX)/bin/mpiexec ]; then \
+	@args='$(COMPILERS) --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(STOCK_CONFIGURE)'; \
+	if [ ! -x $(STOCK_PREFIX)/bin/mpiexec ] || [ "$$(cat $(STOCK_BUILD)/.configured 2>/dev/null)" != "$$args" ]; then \
 	    echo "building stock MPICH ch4:ucx for comparison (log: build-stock/build.log)"; \
 	    rm -rf $(STOCK_BUILD) && mkdir -p $(STOCK_BUILD) && \
 	    tar -xf "$$(cat $(BUILD)/.tarball)" -C $(STOCK_BUILD) && \
 	    (cd $(STOCK_BUILD)/mpich-4.0.2 && \
 	     export PATH="$(BUILD_PATH)" && \
-	     ./configure $(COMPILERS) --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(COMMON_CONFIGURE) && \
+	     ./configure $(COMPILERS) --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(STOCK_CONFIGURE) && \
 	     $(MAKE) -j$(JOBS) && $(MAKE) install) >$(STOCK_BUILD)/build.log 2>&1 || \
 	        { echo "make: stock build failed (see build-stock/build.log)" >&2; exit 1; }; \
+	    echo "$$args" >$(STOCK_BUILD)/.configured; \
 	fi
 
 # BENCH_MAX_NP, BENCH_PARTS, BENCH_ROUNDS, BENCH_RUNS: see bench/run-bench.sh

@@ -2,8 +2,10 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: ping-pong latency and bandwidth between 2 processes,
 # ch4:ftdev (FTDEV_PREFIX, default ./install) against stock ch4:ucx
-# (STOCK_PREFIX, default ./install-stock) from the same MPICH tarball with
-# the same options but the device. Runs alternate between the builds
+# (STOCK_PREFIX, default ./install-stock) from the same MPICH tarball, built
+# as MPICH normally is (the Makefile's STOCK_CONFIGURE): for ch4:ucx its
+# configure takes no shared-memory module, so both builds send their
+# messages through UCX. Runs alternate between the builds
 # (BENCH_ROUNDS rounds, default 5) so that drift of this shared machine hits
 # both alike; a run prints per size the median of its trials, the table the
 # median over rounds (and the best round: the machine switches between
