@@ -6,6 +6,7 @@
 #                     test/ftmpi and a smoke subset of MPICH's tests
 #   make demo         build if needed, run the demo
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
+#   make peer         Open MPI 5 with ULFM from Debian's source package, into ./install-peer
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
 #   make check-mpich-ft  MPICH's ULFM tests (test/mpi/ft) on ftdev
 #   make fuzz         the fuzz targets of test/fuzz under libFuzzer, FUZZ_SECONDS each
@@ -21,12 +22,16 @@ BUILD     := $(TOP)/build
 TREE      := $(BUILD)/mpich-4.0.2
 STOCK_BUILD  := $(TOP)/build-stock
 STOCK_PREFIX := $(TOP)/install-stock
+PEER_BUILD   := $(TOP)/build-peer
+PEER_PREFIX  := $(TOP)/install-peer
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := autoconf automake libtool python3 gcc g++ gfortran make patch xz-utils perl \
                 libucx-dev libhwloc-dev libsodium-dev ccache strace gdb
 BENCH_DEB_PACKAGES := gnuplot-nox
 FUZZ_DEB_PACKAGES := clang libclang-rt-dev
+# Open MPI takes hwloc and libevent from Debian; flex for its bundled PRRTE
+PEER_DEB_PACKAGES := gcc g++ make perl python3 xz-utils flex libevent-dev libhwloc-dev
 
 # Options shared by ftdev and its variants.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
@@ -59,8 +64,8 @@ COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
                    FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch
 BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
-.PHONY: all deps bench-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
-        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock soak \
+.PHONY: all deps bench-deps peer-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
+        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock peer soak \
         fuzz check-asan clean distclean
 
 all: install
@@ -88,6 +93,9 @@ deps:
 # gnuplot draws make bench's plot of recovery time against process count
 bench-deps:
 	$(call install_debs,$(BENCH_DEB_PACKAGES))
+
+peer-deps:
+	$(call install_debs,$(PEER_DEB_PACKAGES))
 
 # libFuzzer comes with clang's runtime
 fuzz-deps:
@@ -216,6 +224,20 @@ stock: tree
 bench: install stock bench-deps
 	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-bench.sh
 
+# The fault-tolerant peer: Open MPI 5.0.7 with ULFM (its bundled PMIx and
+# PRRTE; hwloc and libevent from Debian), built from the upstream tarball
+# of Debian's trixie source package, which bench/build-peer.sh fetches
+# through a private apt configuration in build-peer (19 CPU-minutes:
+# 10-20 minutes on 2 cores).
+peer: peer-deps
+	@if [ ! -x $(PEER_PREFIX)/bin/mpirun ]; then \
+	    echo "building Open MPI with ULFM for comparison (log: build-peer/build.log)"; \
+	    rm -rf $(PEER_BUILD)/openmpi-* && mkdir -p $(PEER_BUILD) && \
+	    bench/build-peer.sh $(PEER_BUILD) $(PEER_PREFIX) $(JOBS) >$(PEER_BUILD)/build.log 2>&1 || \
+	        { echo "make: the Open MPI build failed; last lines of build-peer/build.log:" >&2; \
+	          tail -n 20 $(PEER_BUILD)/build.log >&2; exit 1; }; \
+	fi
+
 # MPICH's own ULFM tests (test/mpi/ft), through its runtests.
 check-mpich-ft: install
 	@MPI_PREFIX=$(PREFIX) test/mpich/run-mpich-tests.sh --ft
@@ -275,5 +297,5 @@ clean:
 
 distclean:
 	rm -rf $(BUILD) $(STOCK_BUILD) $(ASAN_BUILD) $(TP_BUILD) $(PREFIX) $(STOCK_PREFIX) \
-	    $(ASAN_PREFIX) $(TP_PREFIX) \
+	    $(ASAN_PREFIX) $(TP_PREFIX) $(PEER_BUILD) $(PEER_PREFIX) \
 	    test/ftmpi/bin bench/bin examples/bin
