@@ -147,6 +147,10 @@ static int recover(solver_t * s)
     int old_rank = s->rank, t, rc;
     static double rod[N], whole[N];
 
+    /* the newest checkpoint complete in the old communicator: with its
+     * size, before the shrink (a lone survivor would take its own block
+     * of a checkpoint its buddy never finished) */
+    int mine = newest_complete(s);
     MPIX_Comm_revoke(s->comm);
     rc = MPIX_Comm_shrink(s->comm, &survivors);
     if (rc != MPI_SUCCESS) {
@@ -159,7 +163,6 @@ static int recover(solver_t * s)
     MPI_Comm_rank(s->comm, &s->rank);
     MPI_Comm_size(s->comm, &s->size);
 
-    int mine = newest_complete(s);
     rc = MPI_Allreduce(&mine, &t, 1, MPI_INT, MPI_MIN, s->comm);
     if (rc != MPI_SUCCESS)
         return -2;      /* another failure: again */
