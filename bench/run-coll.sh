@@ -67,7 +67,7 @@ run() { # configuration np
     out=$(unset FTMPI_TEST_POINT FTMPI_COMM_MODE FTMPI_RECOVERY_MODE FTMPI_COLL_MODE
         [ -z "$mode" ] || export FTMPI_COLL_MODE=$mode
         export LD_LIBRARY_PATH=$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-        bench_mpiexec $((budget + 30 + n)) "$p" "$n" "$exe" "$trials" "$budget") || rc=$?
+        bench_mpiexec $((budget + 30 + n)) "$p" "$n" "$exe" "$trials" "$budget" allreduce,bcast) || rc=$?
     grep -E '^(allreduce|bcast) [0-9]+ [0-9.]+ [0-9.]+$' <<<"$out" | sed "s/^/$n $c /" >>"$raw" || true
     grep '^# ' <<<"$out" | sed "s/^# /# $n $c: /" >>"$raw" || true
     if [ $rc != 0 ]; then

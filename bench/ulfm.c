@@ -2,7 +2,13 @@
 /* FT-MPICH benchmark: ULFM operations.
  *
  *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N ./ulfm latency [trials]
+ *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N ./ulfm agree [trials]
  *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N ./ulfm kill VICTIM
+ *   FTMPI_RECOVERY_MODE=ulfm mpiexec -n N ./ulfm after VICTIM
+ *
+ * The same source builds with any MPI that has the MPIX_ functions (Open
+ * MPI declares them in mpi-ext.h, MPICH in mpi.h), so bench/run-peer.sh
+ * compiles it with each library it compares.
  *
  * latency: no process fails. Prints
  *   agree <us>       MPIX_Comm_agree over MPI_COMM_WORLD, back to back
@@ -19,14 +25,33 @@
  * mean (revoke: the median over repetitions). Clocks are CLOCK_MONOTONIC of
  * one machine, which every process shares.
  *
+ * agree: the agree and allreduce lines of latency only (bench/run-peer.sh
+ * compares them across libraries).
+ *
  * kill: after a barrier VICTIM prints KILL <clock> and SIGKILLs itself
  * while the others wait in MPI_Recv from MPI_ANY_SOURCE; each survivor
  * prints DETECTED <rank> <clock> when that fails with
  * MPIX_ERR_PROC_FAILED, shrinks MPI_COMM_WORLD, checks the new
  * communicator with an allreduce and prints
- *   SHRUNK <rank> <clock when the shrink returned> <ok|broken>  */
+ *   SHRUNK <rank> <clock when the shrink returned> <ok|broken>
+ *
+ * after: as kill, but on a duplicate of MPI_COMM_WORLD (DETECTED says
+ * "revoked" where the receive ended with MPIX_ERR_REVOKED), and after
+ * DETECTED each survivor acknowledges the failure and prints
+ *   AGREE1 <rank> <us of its first MPIX_Comm_agree over that communicator,
+ *          which still holds the dead process> <ok|failed>
+ *   AGREE <rank> <us per MPIX_Comm_agree over it, back to back>
+ * then revokes the communicator and shrinks it:
+ *   REVSHRINK <rank> <us from the revoke until the shrink returned> <ok|broken>
+ * (ok: the shrunk communicator has size N-1 and an allreduce works). */
 #include <mpi.h>
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
+#endif
+#else
+#include <mpi-ext.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -115,7 +140,62 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const char *what = argc > 1 ? argv[1] : "latency";
 
-    if (strcmp(what, "latency") == 0) {
+    if (strcmp(what, "agree") == 0) {
+        int trials = argc > 2 ? atoi(argv[2]) : 7;
+        if (trials < 1)
+            trials = 1;
+        double a = time_op(agree, trials, 20000);
+        double r = time_op(allreduce, trials, 20000);
+        if (rank == 0)
+            printf("agree %.3f\nallreduce %.3f\n", a, r);
+    } else if (strcmp(what, "after") == 0 && argc > 2) {
+        int victim = atoi(argv[2]) % size;
+        MPI_Comm c, shrunk;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        MPI_Barrier(c);
+        if (rank == victim) {
+            usleep(50 * 1000);
+            printf("KILL %.6f\n", now());
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        int rc = MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, c, MPI_STATUS_IGNORE);
+        printf("DETECTED %d %.6f %s\n", rank, now(), rc == MPIX_ERR_PROC_FAILED ? "ok" :
+               rc == MPIX_ERR_REVOKED ? "revoked" : "wrong-error");
+        /* agreement over the communicator that holds the dead process,
+         * once its failure is acknowledged: the first call, then back to
+         * back */
+        MPIX_Comm_failure_ack(c);
+        int flag = 1, reps = 100;
+        double t0 = now();
+        rc = MPIX_Comm_agree(c, &flag);
+        double t1 = now();
+        printf("AGREE1 %d %.3f %s\n", rank, (t1 - t0) * 1e6,
+               rc == MPI_SUCCESS && flag ? "ok" : "failed");
+        t0 = now();
+        for (int i = 0; i < reps && rc == MPI_SUCCESS; i++) {
+            flag = 1;
+            rc = MPIX_Comm_agree(c, &flag);
+        }
+        t1 = now();
+        if (rc == MPI_SUCCESS)
+            printf("AGREE %d %.3f\n", rank, (t1 - t0) / reps * 1e6);
+        t0 = now();
+        MPIX_Comm_revoke(c);
+        rc = MPIX_Comm_shrink(c, &shrunk);
+        t1 = now();
+        int n = 0, one = 1, ok = rc == MPI_SUCCESS;
+        if (ok) {
+            MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
+            ok = MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, shrunk) == MPI_SUCCESS &&
+                n == size - 1;
+            MPI_Comm_free(&shrunk);
+        }
+        printf("REVSHRINK %d %.3f %s\n", rank, (t1 - t0) * 1e6, ok ? "ok" : "broken");
+        fflush(stdout);
+        MPI_Comm_free(&c);
+    } else if (strcmp(what, "latency") == 0) {
         int trials = argc > 2 ? atoi(argv[2]) : 7;
         if (trials < 1)
             trials = 1;
@@ -162,7 +242,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     } else {
         if (rank == 0)
-            fprintf(stderr, "usage: ulfm latency [trials] | ulfm kill VICTIM\n");
+            fprintf(stderr, "usage: ulfm latency|agree [trials] | ulfm kill|after VICTIM\n");
         MPI_Finalize();
         return 2;
     }
