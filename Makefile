@@ -5,6 +5,7 @@
 #   make check        build if needed (with the tests' fault-injection points), run
 #                     test/ftmpi and a smoke subset of MPICH's tests
 #   make demo         build if needed, run the demo
+#   make deb          the Debian package of the installation (ft-mpich_VERSION_ARCH.deb)
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
 #   make peer         Open MPI 5 with ULFM from Debian's source package, into ./install-peer
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
@@ -30,8 +31,20 @@ DEB_PACKAGES := autoconf automake libtool python3 gcc g++ gfortran make patch xz
                 libucx-dev libhwloc-dev libsodium-dev ccache strace gdb
 BENCH_DEB_PACKAGES := gnuplot-nox
 FUZZ_DEB_PACKAGES := clang libclang-rt-dev
+# make deb's tools
+PACKAGE_DEB_PACKAGES := dpkg-dev chrpath
+# The tests run programs built by Debian's own MPICH on FT-MPICH, and
+# check the Debian package with lintian and a modulefile with Environment
+# Modules; only make check installs them (Debian's MPICH joins the mpi
+# alternatives).
+CHECK_DEB_PACKAGES := libmpich-dev libhdf5-mpich-dev lintian environment-modules $(PACKAGE_DEB_PACKAGES)
 # Open MPI takes hwloc and libevent from Debian; flex for its bundled PRRTE
 PEER_DEB_PACKAGES := gcc g++ make perl python3 xz-utils flex libevent-dev libhwloc-dev
+
+# No numbered release yet: the package version is the last commit's date
+# and hash (Debian orders 0~DATE before any 1.0).
+VERSION := 0~$(shell git log -1 --format=%cd --date=format:%Y%m%d 2>/dev/null || echo 0)+g$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+DEB     := $(TOP)/ft-mpich_$(VERSION)_$(shell dpkg-architecture -qDEB_HOST_ARCH 2>/dev/null || echo amd64).deb
 
 # Options shared by ftdev and its variants.
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
@@ -64,7 +77,7 @@ COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
                    FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch
 BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
-.PHONY: all deps bench-deps peer-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
+.PHONY: all deps bench-deps peer-deps check-deps deb deb-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
         check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock peer soak \
         fuzz check-asan clean distclean
 
@@ -97,6 +110,17 @@ bench-deps:
 peer-deps:
 	$(call install_debs,$(PEER_DEB_PACKAGES))
 
+check-deps:
+	$(call install_debs,$(CHECK_DEB_PACKAGES))
+
+# The Debian package of what make installs (packaging/make-deb.sh says
+# where it goes and how it sits beside Debian's MPIs).
+deb-deps:
+	$(call install_debs,$(PACKAGE_DEB_PACKAGES))
+
+deb: install deb-deps
+	@packaging/make-deb.sh $(PREFIX) '$(VERSION)' $(DEB)
+
 # libFuzzer comes with clang's runtime
 fuzz-deps:
 	$(call install_debs,$(FUZZ_DEB_PACKAGES))
@@ -120,9 +144,17 @@ build: configure
 	@PATH="$(BUILD_PATH)" $(MAKE) -C $(TREE) -j$(JOBS) >$(BUILD)/make.log 2>&1 || \
 	    { echo "make: build failed; errors from build/make.log:" >&2; grep -E "error|Error" $(BUILD)/make.log | head -n 30 >&2; exit 1; }
 
+# Besides MPICH's ABI names (libmpi.so.12, as MPICH, Intel MPI and
+# MVAPICH install them), Debian's names for the same ABI: a program
+# linked by Debian's mpicc.mpich runs on FT-MPICH with LD_LIBRARY_PATH
+# naming its lib folder.
 install: build
 	@$(MAKE) -C $(TREE) install >$(BUILD)/install.log 2>&1 || \
 	    { echo "make: install failed (see build/install.log)" >&2; exit 1; }
+	@for l in "" fort cxx; do ln -sfn libmpi$$l.so.12 $(PREFIX)/lib/libmpich$$l.so.12; done
+	@mkdir -p $(PREFIX)/share/modulefiles && \
+	    sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' packaging/ft-mpich.modulefile \
+	    >$(PREFIX)/share/modulefiles/ft-mpich
 	@$(MAKE) --no-print-directory toolkit
 	@echo "FT-MPICH installed in $(PREFIX)"
 
@@ -180,11 +212,11 @@ test-points: tree
 # The tests run against what users install; those that need a test point
 # (NEEDS=test-points in test/ftmpi/testlist, "# needs: test points" in a
 # script) against ./install-tp.
-check: install test-points
+check: install test-points check-deps
 	@MPI_PREFIX=$(PREFIX) MPI_PREFIX_TEST_POINTS=$(TP_PREFIX) \
 	    test/ftmpi/run-ftmpi-tests.sh --mpich-smoke
 
-test-ftmpi: install test-points
+test-ftmpi: install test-points check-deps
 	@MPI_PREFIX=$(PREFIX) MPI_PREFIX_TEST_POINTS=$(TP_PREFIX) test/ftmpi/run-ftmpi-tests.sh
 
 # The random-kill soak until SOAK_KILLS kills were made (SOAK_ARGS: e.g.

@@ -13,7 +13,7 @@
 #   srun:   srun --mpi=pmi2 -n N ./app  (Slurm's PMI serves MPICH's client)
 #
 # Also checks that a plain mpiexec inside an allocation chooses Slurm by
-# itself, and (run-ftmpi-tests.sh, after each test) that no process of the
+# itself, that srun --mpi=pmix is refused in one line per process, and (run-ftmpi-tests.sh, after each test) that no process of the
 # job, Slurm job, step or slurmstepd outlives it. Exit status:
 # 0 passed, 1 failed, 77 Slurm cannot run here (the last line says why).
 set -u
@@ -42,6 +42,24 @@ if [ "$step" = "$(printf '0\n0')" ]; then
 else
     echo "FAIL  mpiexec inside an allocation did not launch through Slurm: $(echo "$step" | head -n 3 | tr '\n' ' ')"
     status=1
+fi
+
+# Under a PMIx launcher, which FT-MPICH cannot use, every process refuses
+# at once with one line saying what works (srun --mpi=pmi2).
+probe=$slurm_cluster_dir/abi_probe
+if ! "$prefix/bin/mpicc" -o "$probe" "$top/test/ftmpi/abi_probe.c"; then
+    echo "FAIL  test/ftmpi/abi_probe.c does not compile"
+    status=1
+else
+    out=$(cd /tmp && timeout -k 5 60 srun -Q --mpi=pmix -n 2 "$probe" 2>&1 </dev/null)
+    rc=$?
+    refusals=$(grep -c '^FT-MPICH: started by a PMIx launcher (PMIX_[A-Z]* is set).*srun --mpi=pmi2' <<<"$out")
+    if [ $rc != 0 ] && [ $rc != 124 ] && [ "$refusals" = 2 ] && ! grep -q '^library:' <<<"$out"; then
+        echo "ok    srun --mpi=pmix: each process refuses at once, naming srun --mpi=pmi2"
+    else
+        echo "FAIL  srun --mpi=pmix: exit $rc, $refusals refusals: $(echo "$out" | head -n 4 | tr '\n' ' ')"
+        status=1
+    fi
 fi
 
 for launcher in slurm srun; do

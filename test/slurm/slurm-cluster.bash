@@ -45,9 +45,11 @@ slurm_cluster_packages_ready() {
     for c in slurmctld slurmd srun salloc squeue scancel sinfo munged; do
         command -v "$c" >/dev/null 2>&1 || return 1
     done
+    # srun --mpi=pmix loads the PMIx library
+    ldconfig -p | grep -q 'libpmix\.so\.2 '
 }
 
-# apt-get install slurm-wlm munge with no service started by the packages'
+# apt-get install slurm-wlm munge (and PMIx) with no service started by the packages'
 # scripts (a container has no init system to own them).
 slurm_cluster_install() {
     local policy=/usr/sbin/policy-rc.d added=no rc
@@ -55,7 +57,7 @@ slurm_cluster_install() {
         printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy && added=yes
     fi
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        -o DPkg::Lock::Timeout=120 --no-install-recommends slurm-wlm munge; } >/dev/null 2>&1
+        -o DPkg::Lock::Timeout=120 --no-install-recommends slurm-wlm munge libpmix2; } >/dev/null 2>&1
     rc=$?
     [ $added = no ] || rm -f $policy
     return $rc

@@ -3,7 +3,9 @@
 # A bad FTMPI_* value, or processes that disagree on a mode, make MPI_Init
 # fail on every process: one line naming the variable, the value and the
 # allowed values (or the ULFM setting it clashes with); nonzero exit
-# status; no hang.
+# status; no hang. So does a PMIx launcher's environment without PMI-1 or
+# PMI-2 (test/slurm runs srun --mpi=pmix itself); with mpiexec's PMI
+# beside it, the job runs.
 set -u
 . "$(dirname "$0")/common.bash"
 build init_finalize || exit 1
@@ -43,4 +45,14 @@ check "FT-MPI mode with ULFM" "FTMPI_COMM_MODE=shrink does not apply to ULFM" \
     env FTMPI_RECOVERY_MODE=ulfm FTMPI_COMM_MODE=shrink "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize"
 check "ULFM and FT-MPI asked for at once" "MPIR_CVAR_ENABLE_FT=1 asks for ULFM, but FTMPI_RECOVERY_MODE=manual" \
     env MPIR_CVAR_ENABLE_FT=1 FTMPI_RECOVERY_MODE=manual "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize"
+check "PMIx launcher's environment alone" \
+    "^FT-MPICH: started by a PMIx launcher \\(PMIX_NAMESPACE is set\\).*srun --mpi=pmi2" \
+    env PMIX_NAMESPACE=slurm.pmix.7.0 PMIX_RANK=0 "$bin/init_finalize"
+check "PMIx rank alone" "^FT-MPICH: started by a PMIx launcher \\(PMIX_RANK is set\\)" \
+    env PMIX_RANK=1 "$bin/init_finalize"
+if ! out=$(tagged_run 60 env PMIX_NAMESPACE=prterun-7 PMIX_RANK=0 "$prefix/bin/mpiexec" -n 2 \
+    "$bin/init_finalize" 2>&1); then
+    echo "mpiexec inside a PMIx environment: the job failed:"; echo "$out" | head -n 4; fail=1
+fi
+no_process_left || fail=1
 exit $fail
