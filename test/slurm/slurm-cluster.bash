@@ -45,8 +45,8 @@ slurm_cluster_packages_ready() {
     for c in slurmctld slurmd srun salloc squeue scancel sinfo munged; do
         command -v "$c" >/dev/null 2>&1 || return 1
     done
-    # srun --mpi=pmix loads the PMIx library
-    ldconfig -p | grep -q 'libpmix\.so\.2 '
+    # srun --mpi=pmix opens the PMIx library by its development name
+    compgen -G '/usr/lib/*/pmix2/lib/libpmix.so' >/dev/null
 }
 
 # apt-get install slurm-wlm munge (and PMIx) with no service started by the packages'
@@ -57,7 +57,7 @@ slurm_cluster_install() {
         printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy && added=yes
     fi
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        -o DPkg::Lock::Timeout=120 --no-install-recommends slurm-wlm munge libpmix2; } >/dev/null 2>&1
+        -o DPkg::Lock::Timeout=120 --no-install-recommends slurm-wlm munge libpmix-dev; } >/dev/null 2>&1
     rc=$?
     [ $added = no ] || rm -f $policy
     return $rc
