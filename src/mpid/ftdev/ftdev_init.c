@@ -20,7 +20,8 @@
 #include "mpidu_bc.h"
 #include "mpidu_init_shm.h"
 #include <sched.h>
-#include <sys/shm.h>
+#include <sys/mman.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -53,24 +54,23 @@ cvars:
 */
 
 /* UCX opens both of its shared-memory transports, POSIX and SysV, and
- * where both work uses SysV alone: opening the POSIX one as well was 8 of
- * the 17 ms of ucp_worker_create on a 2-core virtual machine, spent at
- * every start-up and on every REBUILD's path (its replacement's MPI_Init).
- * POSIX is left out only where this process can make and attach a SysV
- * segment, so that a node without SysV shared memory keeps POSIX rather
- * than falling back to TCP. */
-static int sysv_shm_works(void)
+ * uses one. UCX 1.13 makes its SysV segments mode 0660, so that any member
+ * of the job owner's group can attach them and read or write every
+ * message between the node's processes; its POSIX segments are created
+ * 0600 and unlinked at once, and a peer maps them through
+ * /proc/PID/fd, which only the same user may open. So ftdev leaves SysV
+ * out wherever this process can make a POSIX segment; a node without
+ * POSIX shared memory keeps SysV rather than falling back to TCP. */
+static int posix_shm_works(void)
 {
-    int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
-    void *at;
+    char name[64];
+    snprintf(name, sizeof(name), "/ftmpi-probe-%d", (int) getpid());
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 
-    if (id < 0)
+    if (fd < 0)
         return 0;
-    at = shmat(id, NULL, 0);
-    shmctl(id, IPC_RMID, NULL);
-    if (at == (void *) -1)
-        return 0;
-    shmdt(at);
+    shm_unlink(name);
+    close(fd);
     return 1;
 }
 
@@ -96,8 +96,8 @@ static void set_ucx_defaults(void)
     };
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         setenv(defaults[i][0], defaults[i][1], 0 /* keep the user's value */);
-    if (getenv("UCX_TLS") == NULL && sysv_shm_works())
-        setenv("UCX_TLS", "^posix", 0);
+    if (getenv("UCX_TLS") == NULL && posix_shm_works())
+        setenv("UCX_TLS", "^sysv", 0);
 }
 
 /* Why this process's fault-tolerance modes or ftdev settings were
