@@ -181,9 +181,14 @@ int main(int argc, char **argv)
         }
         int failed_at = -1;
         for (int round = 0; round < ROUNDS && failed_at < 0; round++) {
-            if (round == DIE_AT && ft_in_list(victims, rank) && interleaved)
-                die_inside_next_call(how);
-            else if (round == DIE_AT) {
+            if (round == DIE_AT && interleaved) {
+                /* everyone is out of the round before: a process that is
+                 * still finishing it (descheduled on a loaded node) would
+                 * see the failure there, a round early */
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (ft_in_list(victims, rank))
+                    die_inside_next_call(how);
+            } else if (round == DIE_AT) {
                 if (ft_in_list(victims, rank))
                     ft_die_together(0, rank, victims, size, 0.05, how);
                 ft_arrive(0);
