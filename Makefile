@@ -8,6 +8,7 @@
 #   make deb          the Debian package of the installation (ft-mpich_VERSION_ARCH.deb)
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
 #   make peer         Open MPI 5 with ULFM from Debian's source package, into ./install-peer
+#   make bench-peer   FT-MPICH, Open MPI with ULFM and stock MPICH side by side, 2 processes
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
 #   make check-mpich-ft  MPICH's ULFM tests (test/mpi/ft) on ftdev
 #   make fuzz         the fuzz targets of test/fuzz under libFuzzer, FUZZ_SECONDS each
@@ -78,7 +79,7 @@ COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
 BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
 .PHONY: all deps bench-deps peer-deps check-deps deb deb-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
-        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock peer soak \
+        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock peer bench-peer soak \
         fuzz check-asan clean distclean
 
 all: install
@@ -269,6 +270,11 @@ peer: peer-deps
 	        { echo "make: the Open MPI build failed; last lines of build-peer/build.log:" >&2; \
 	          tail -n 20 $(PEER_BUILD)/build.log >&2; exit 1; }; \
 	fi
+
+# FT-MPICH against Open MPI with ULFM and stock MPICH, 2 processes
+# (BENCH_ROUNDS: see bench/run-peer.sh)
+bench-peer: install stock peer bench-deps
+	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) PEER_PREFIX=$(PEER_PREFIX) bench/run-peer.sh
 
 # MPICH's own ULFM tests (test/mpi/ft), through its runtests.
 check-mpich-ft: install
