@@ -22,26 +22,13 @@
  * builds with any MPI that has ULFM's MPIX_ functions (mpi-ext.h where
  * there is one). */
 #include <mpi.h>
-#if defined(__has_include)
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#else
-#include <mpi-ext.h>
-#endif
+#include "bench_util.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* A spawned replacement: joins the merge and the check. */
 static int child(MPI_Comm parent)
@@ -62,7 +49,7 @@ static int child(MPI_Comm parent)
 int main(int argc, char **argv)
 {
     MPI_Comm parent, c, shrunk, inter = MPI_COMM_NULL, merged;
-    int rank, size, buf, rc;
+    int rank, size, rc;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_get_parent(&parent);
@@ -78,22 +65,12 @@ int main(int argc, char **argv)
     int victim = atoi(argv[1]) % size;
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    MPI_Barrier(c);
-    if (rank == victim) {
-        usleep(50 * 1000);
-        printf("KILL %.6f\n", now());
-        fflush(stdout);
-        raise(SIGKILL);
-    }
-    rc = MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, c, MPI_STATUS_IGNORE);
-    double t0 = now();
-    printf("DETECTED %d %.6f %s\n", rank, t0, rc == MPIX_ERR_PROC_FAILED ? "ok" :
-           rc == MPIX_ERR_REVOKED ? "revoked" : "wrong-error");
-    fflush(stdout);
+    double t0;
+    bench_kill_and_detect(c, rank, victim, &t0);
 
     MPIX_Comm_revoke(c);
     rc = MPIX_Comm_shrink(c, &shrunk);
-    double t1 = now(), t2 = t1, t3 = t1;
+    double t1 = bench_now(), t2 = t1, t3 = t1;
     int ok = rc == MPI_SUCCESS, n = 0, one = 1;
     if (ok) {
         int nsurv;
@@ -102,18 +79,18 @@ int main(int argc, char **argv)
         char *args[] = { "child", NULL };
         ok = MPI_Comm_spawn(argv[0], args, size - nsurv, MPI_INFO_NULL, 0, shrunk, &inter,
                             MPI_ERRCODES_IGNORE) == MPI_SUCCESS;
-        t2 = now();
+        t2 = bench_now();
         if (ok) {
             MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
             ok = MPI_Intercomm_merge(inter, 0, &merged) == MPI_SUCCESS;
-            t3 = now();
+            t3 = bench_now();
         }
         if (ok) {
             MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
             ok = MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, merged) == MPI_SUCCESS && n == size;
             MPI_Comm_free(&merged);
         }
-        double t4 = now();
+        double t4 = bench_now();
         printf("RESPAWN %d %.3f %.3f %.3f %.3f %s\n", rank, (t1 - t0) * 1e6, (t2 - t1) * 1e6,
                (t3 - t2) * 1e6, (t4 - t0) * 1e6, ok ? "ok" : "broken");
         fflush(stdout);

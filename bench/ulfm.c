@@ -45,26 +45,12 @@
  *   REVSHRINK <rank> <us from the revoke until the shrink returned> <ok|broken>
  * (ok: the shrunk communicator has size N-1 and an allreduce works). */
 #include <mpi.h>
-#if defined(__has_include)
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#else
-#include <mpi-ext.h>
-#endif
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void agree(void *arg)
 {
@@ -94,10 +80,10 @@ static double time_op(void (*op)(void *), int trials, int max_iters)
         trials = 64;
     for (int tr = 0; tr < trials; tr++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < iters; i++)
             op(NULL);
-        mine = (now() - t0) / iters;
+        mine = (bench_now() - t0) / iters;
         MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         t[tr] = slowest;
     }
@@ -116,11 +102,11 @@ static double revoke_once(int revoker, int rank)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == revoker) {
         usleep(2000);   /* the others are in their receive by now */
-        t = now();
+        t = bench_now();
         MPIX_Comm_revoke(c);
     } else {
         int rc = MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, c, MPI_STATUS_IGNORE);
-        t = now();
+        t = bench_now();
         ok = rc == MPIX_ERR_REVOKED;
     }
     MPI_Comm_free(&c);
@@ -133,7 +119,7 @@ static double revoke_once(int revoker, int rank)
 
 int main(int argc, char **argv)
 {
-    int rank, size, buf;
+    int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -153,45 +139,31 @@ int main(int argc, char **argv)
         MPI_Comm c, shrunk;
         MPI_Comm_dup(MPI_COMM_WORLD, &c);
         MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-        MPI_Barrier(c);
-        if (rank == victim) {
-            usleep(50 * 1000);
-            printf("KILL %.6f\n", now());
-            fflush(stdout);
-            raise(SIGKILL);
-        }
-        int rc = MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, c, MPI_STATUS_IGNORE);
-        printf("DETECTED %d %.6f %s\n", rank, now(), rc == MPIX_ERR_PROC_FAILED ? "ok" :
-               rc == MPIX_ERR_REVOKED ? "revoked" : "wrong-error");
+        double detected;
+        int rc = bench_kill_and_detect(c, rank, victim, &detected);
         /* agreement over the communicator that holds the dead process,
          * once its failure is acknowledged: the first call, then back to
          * back */
         MPIX_Comm_failure_ack(c);
         int flag = 1, reps = 100;
-        double t0 = now();
+        double t0 = bench_now();
         rc = MPIX_Comm_agree(c, &flag);
-        double t1 = now();
+        double t1 = bench_now();
         printf("AGREE1 %d %.3f %s\n", rank, (t1 - t0) * 1e6,
                rc == MPI_SUCCESS && flag ? "ok" : "failed");
-        t0 = now();
+        t0 = bench_now();
         for (int i = 0; i < reps && rc == MPI_SUCCESS; i++) {
             flag = 1;
             rc = MPIX_Comm_agree(c, &flag);
         }
-        t1 = now();
+        t1 = bench_now();
         if (rc == MPI_SUCCESS)
             printf("AGREE %d %.3f\n", rank, (t1 - t0) / reps * 1e6);
-        t0 = now();
+        t0 = bench_now();
         MPIX_Comm_revoke(c);
         rc = MPIX_Comm_shrink(c, &shrunk);
-        t1 = now();
-        int n = 0, one = 1, ok = rc == MPI_SUCCESS;
-        if (ok) {
-            MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
-            ok = MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, shrunk) == MPI_SUCCESS &&
-                n == size - 1;
-            MPI_Comm_free(&shrunk);
-        }
+        t1 = bench_now();
+        int ok = bench_shrunk_works(rc, &shrunk, size - 1);
         printf("REVSHRINK %d %.3f %s\n", rank, (t1 - t0) * 1e6, ok ? "ok" : "broken");
         fflush(stdout);
         MPI_Comm_free(&c);
@@ -220,24 +192,11 @@ int main(int argc, char **argv)
     } else if (strcmp(what, "kill") == 0 && argc > 2) {
         int victim = atoi(argv[2]) % size;
         MPI_Comm shrunk;
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == victim) {
-            usleep(50 * 1000);
-            printf("KILL %.6f\n", now());
-            fflush(stdout);
-            raise(SIGKILL);
-        }
-        int rc = MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        printf("DETECTED %d %.6f %s\n", rank, now(), rc == MPIX_ERR_PROC_FAILED ? "ok" : "wrong-error");
-        rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &shrunk);
-        double t = now();
-        int n = 0, one = 1, ok = rc == MPI_SUCCESS;
-        if (ok) {
-            MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
-            ok = MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, shrunk) == MPI_SUCCESS &&
-                n == size - 1;
-            MPI_Comm_free(&shrunk);
-        }
+        double detected;
+        bench_kill_and_detect(MPI_COMM_WORLD, rank, victim, &detected);
+        int rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &shrunk);
+        double t = bench_now();
+        int ok = bench_shrunk_works(rc, &shrunk, size - 1);
         printf("SHRUNK %d %.6f %s\n", rank, t, ok ? "ok" : "broken");
         fflush(stdout);
     } else {
