@@ -35,10 +35,11 @@ FUZZ_DEB_PACKAGES := clang libclang-rt-dev
 # make deb's tools
 PACKAGE_DEB_PACKAGES := dpkg-dev chrpath
 # The tests run programs built by Debian's own MPICH on FT-MPICH, and
-# check the Debian package with lintian and a modulefile with Environment
-# Modules; only make check installs them (Debian's MPICH joins the mpi
-# alternatives).
-CHECK_DEB_PACKAGES := libmpich-dev libhdf5-mpich-dev lintian environment-modules $(PACKAGE_DEB_PACKAGES)
+# check the Debian package with lintian, beside Debian's MPICH and Open
+# MPI, and its modulefile with Environment Modules; only make check
+# installs them (Debian's MPIs join the mpi alternatives).
+CHECK_DEB_PACKAGES := libmpich-dev libhdf5-mpich-dev libopenmpi-dev openmpi-bin lintian environment-modules \
+                      $(PACKAGE_DEB_PACKAGES)
 # Open MPI takes hwloc and libevent from Debian; flex for its bundled PRRTE
 PEER_DEB_PACKAGES := gcc g++ make perl python3 xz-utils flex libevent-dev libhwloc-dev
 

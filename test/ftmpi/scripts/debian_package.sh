@@ -2,13 +2,15 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # The Debian package of the installation (packaging/make-deb.sh), as a site
 # would use it: lintian finds no error; installing it beside Debian's MPICH
-# leaves mpicc and mpirun as they were (priority 10, below Debian's 40);
+# and Open MPI leaves mpicc and mpirun as they were (priority 10, below
+# their 40 and 50);
 # selected with update-alternatives, /usr/bin/mpicc and /usr/bin/mpiexec
 # build and run a ULFM program whose last rank is SIGKILLed, on the
 # package's library; `module load ft-mpich` puts its mpicc first; switched
 # back, mpicc is Debian's again; purged, nothing of it is left (files,
-# alternatives, modulefile). Needs root and Debian's libmpich-dev and
-# lintian (make check installs them).
+# alternatives, modulefile). Needs root, Debian's libmpich-dev and
+# lintian; make check installs them, and Debian's Open MPI, which must
+# stay what mpicc means.
 # test-timeout: 600
 set -u
 . "$(dirname "$0")/common.bash"
