@@ -41,6 +41,13 @@
  *       by a symbolic link to TARGET (DIR is world-writable and not
  *       sticky: anyone may remove what is in it); prints "swapped PID"
  *       for each.
+ *   attacker shm COMM
+ *       tries to read the shared memory of the processes named COMM: it
+ *       attaches (read-only) every SysV segment they created
+ *       (/proc/sysvipc/shm), opens every file of /dev/shm and every
+ *       descriptor of theirs under /proc/PID/fd that names one; prints
+ *       "segments A of S attached, files F opened, descriptors D opened"
+ *       (run it as a member of the job owner's group as well)
  *
  * Exit status 0 when the attack was made, 2 when it found nothing to
  * attack (no new socket, no process named COMM, no file to swap), 1 on a
@@ -49,6 +56,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -57,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -543,6 +552,82 @@ static int cmd_swap(const char *dir, const char *name, const char *target)
     return swapped ? 0 : 2;
 }
 
+static int is_one_of(int pid, const int *pids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (pids[i] == pid)
+            return 1;
+    return 0;
+}
+
+/* Opens each entry of dir (only those whose link names /dev/shm when
+ * links_to_shm is set); returns how many opened, *seen how many tried. */
+static int open_entries(const char *dir, int links_to_shm, int *seen)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int opened = 0;
+    char path[600], target[300];
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (links_to_shm) {
+            ssize_t len = readlink(path, target, sizeof(target) - 1);
+            if (len < 0)
+                continue;
+            target[len] = 0;
+            if (strncmp(target, "/dev/shm/", 9))
+                continue;
+        }
+        (*seen)++;
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        if (fd >= 0) {
+            opened++;
+            close(fd);
+        }
+    }
+    closedir(d);
+    return opened;
+}
+
+static int cmd_shm(const char *comm)
+{
+    int pids[64], n = pids_named(comm, pids, 64), segments = 0, attached = 0;
+    int files_seen = 0, fds_seen = 0, files, fds = 0;
+    char line[512], dir[64];
+    if (n == 0)
+        return 2;
+    FILE *f = fopen("/proc/sysvipc/shm", "r");
+    if (f && fgets(line, sizeof(line), f)) {
+        while (fgets(line, sizeof(line), f)) {
+            long key, size;
+            int id, perms, cpid;
+            if (sscanf(line, "%ld %d %o %ld %d", &key, &id, &perms, &size, &cpid) != 5 ||
+                !is_one_of(cpid, pids, n))
+                continue;
+            segments++;
+            void *at = shmat(id, NULL, SHM_RDONLY);
+            if (at != (void *) -1) {
+                attached++;
+                shmdt(at);
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+    files = open_entries("/dev/shm", 0, &files_seen);
+    for (int i = 0; i < n; i++) {
+        snprintf(dir, sizeof(dir), "/proc/%d/fd", pids[i]);
+        fds += open_entries(dir, 1, &fds_seen);
+    }
+    printf("segments %d of %d attached, files %d of %d opened, descriptors %d of %d opened\n",
+           attached, segments, files, files_seen, fds, fds_seen);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -557,8 +642,10 @@ int main(int argc, char **argv)
         return cmd_links(argv[2], argv[3], atol(argv[4]), argv[5], argv[6], argv[7]);
     if (argc == 5 && !strcmp(argv[1], "swap"))
         return cmd_swap(argv[2], argv[3], argv[4]);
+    if (argc == 3 && !strcmp(argv[1], "shm"))
+        return cmd_shm(argv[2]);
     fprintf(stderr, "usage: attacker snapshot FILE | heartbeat SNAPSHOT COMM NPROCS |\n"
             "  control unknown|read|hangup|declared|terminated SNAPSHOT DUMP NPROCS [HOLD] |\n"
-            "  links DIR NAME AHEAD TARGET STOPFILE LOG | swap DIR NAME TARGET\n");
+            "  links DIR NAME AHEAD TARGET STOPFILE LOG | swap DIR NAME TARGET | shm COMM\n");
     return 1;
 }

@@ -80,6 +80,13 @@ as_attacker() {
     (cd "$adir" && setpriv --reuid="$attack_user" --regid="$attack_group" --clear-groups -- "$attacker" "$@")
 }
 
+# as_group_member ARGS...: the attacker program as nobody with the job
+# owner's primary group (root's) among its groups
+as_group_member() {
+    (cd "$adir" && setpriv --reuid="$attack_user" --regid="$attack_group" \
+        --groups="$(id -g)" -- "$attacker" "$@")
+}
+
 # attack_snapshot: the attacker notes the sockets that exist before the job
 # (into $adir/snapshot)
 attack_snapshot() {
