@@ -209,12 +209,15 @@ void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int 
  * dropped, since there is no caller to return an error to. */
 static ucs_status_t bad_message(int from, const char *what)
 {
-    MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_REJECT_CONTROL);
+    const char *more = MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL);
+    if (more == NULL)
+        return UCS_OK;
     if (from < 0)
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s\n", MPIDI_FTDEV_global.world.my_pid, what);
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s%s\n", MPIDI_FTDEV_global.world.my_pid,
+                what, more);
     else
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d\n",
-                MPIDI_FTDEV_global.world.my_pid, what, from);
+        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d%s\n",
+                MPIDI_FTDEV_global.world.my_pid, what, from, more);
     return UCS_OK;
 }
 

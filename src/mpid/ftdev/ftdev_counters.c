@@ -69,9 +69,33 @@ void MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_t proto, size_t bytes, uint32_
         __atomic_store_n(&rounds[proto], hops, __ATOMIC_RELAXED);
 }
 
-void MPIDI_FTDEV_count_rejected(MPIDI_FTDEV_reject_t where)
+#define REPORTED_FREELY 10
+
+static struct {
+    MPL_time_t last;            /* of the last line after the free ones */
+    unsigned long long unreported;      /* since that line */
+    char more[64];
+} report[MPIDI_FTDEV_NUM_REJECTS];
+
+const char *MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where)
 {
     add(&rejected[where], 1);
+    if (rejected[where] <= REPORTED_FREELY)
+        return "";
+    MPL_time_t now;
+    double since = 1.0;
+    MPL_wtime(&now);
+    if (rejected[where] > REPORTED_FREELY + 1)
+        MPL_wtime_diff(&report[where].last, &now, &since);
+    if (since < 1.0) {
+        report[where].unreported++;
+        return NULL;
+    }
+    report[where].last = now;
+    snprintf(report[where].more, sizeof(report[where].more),
+             " (%llu more dropped unreported since the last line)", report[where].unreported);
+    report[where].unreported = 0;
+    return report[where].more;
 }
 
 static void register_one(MPIR_T_pvar_class_t varclass, const char *name, void *counters,
