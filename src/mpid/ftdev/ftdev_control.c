@@ -90,23 +90,17 @@ static void ctrl_sent_cb(void *request, ucs_status_t status, void *user_data)
  * must keep (or a large one) goes to the heap until ctrl_sent_cb. */
 #define IMMEDIATE_PAYLOAD_BYTES 256
 
-static ucs_status_ptr_t send_held(ucp_ep_h ep, outgoing_t * out)
+/* now: done at once or not at all (UCS_ERR_NO_RESOURCE), out may be on
+ * the stack; else out is held until ctrl_sent_cb where UCX returns a
+ * request */
+static ucs_status_ptr_t am_send(ucp_ep_h ep, outgoing_t * out, int now)
 {
     ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-            UCP_OP_ATTR_FIELD_FLAGS,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | (now ? UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL :
+                                                   UCP_OP_ATTR_FIELD_CALLBACK |
+                                                   UCP_OP_ATTR_FIELD_USER_DATA),
         .cb.send = ctrl_sent_cb,
         .user_data = out,
-        .flags = UCP_AM_SEND_FLAG_EAGER,
-    };
-    return ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->head, sizeof(out->head),
-                           &out->msg, sizeof(out->msg) + out->len, &param);
-}
-
-static ucs_status_ptr_t send_now(ucp_ep_h ep, const outgoing_t * out)
-{
-    ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
         .flags = UCP_AM_SEND_FLAG_EAGER,
     };
     return ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, &out->head, sizeof(out->head),
@@ -144,7 +138,7 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
                                                sizeof(out->msg) + len);
         MPIDI_FTDEV_ctrl_seal(&out->head, &out->msg, sizeof(out->msg) + len,
                               MPIDI_FTDEV_keys.control);
-        r = out == &on_stack.out ? send_now(ep, out) : send_held(ep, out);
+        r = am_send(ep, out, out == &on_stack.out);
         if (r == UCS_STATUS_PTR(UCS_ERR_NO_RESOURCE) && out == &on_stack.out) {
             out = MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
             if (out == NULL) {
@@ -152,7 +146,7 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
                 r = UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
             } else {
                 memcpy(out, &on_stack.out, sizeof(*out) + len);
-                r = send_held(ep, out);
+                r = am_send(ep, out, 0);
             }
         }
     }
@@ -209,15 +203,10 @@ void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int 
  * dropped, since there is no caller to return an error to. */
 static ucs_status_t bad_message(int from, const char *what)
 {
-    const char *more = MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL);
-    if (more == NULL)
-        return UCS_OK;
     if (from < 0)
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s%s\n", MPIDI_FTDEV_global.world.my_pid,
-                what, more);
+        MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL, "a %s", what);
     else
-        fprintf(stderr, "FT-MPICH: rank %d: dropped a %s from rank %d%s\n",
-                MPIDI_FTDEV_global.world.my_pid, what, from, more);
+        MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL, "a %s from rank %d", what, from);
     return UCS_OK;
 }
 

@@ -11,6 +11,7 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 #include "ftdev_counters.h"
+#include <stdarg.h>
 
 static const char *const proto_name[MPIDI_FTDEV_NUM_PROTOS] = {
     "notify", "finalize", "rebuild", "recovery", "commit", "agree", "revoke", "echo",
@@ -77,9 +78,10 @@ static struct {
     char more[64];
 } report[MPIDI_FTDEV_NUM_REJECTS];
 
-const char *MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where)
+/* NULL when this rejection is not to be reported, else the end of its
+ * line: "" or how many went unreported since the last line */
+static const char *report_due(MPIDI_FTDEV_reject_t where)
 {
-    add(&rejected[where], 1);
     if (rejected[where] <= REPORTED_FREELY)
         return "";
     MPL_time_t now;
@@ -96,6 +98,25 @@ const char *MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where)
              " (%llu more dropped unreported since the last line)", report[where].unreported);
     report[where].unreported = 0;
     return report[where].more;
+}
+
+void MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where, const char *fmt, ...)
+{
+    char what[256];
+    va_list args;
+
+    add(&rejected[where], 1);
+    const char *more = report_due(where);
+    if (more == NULL)
+        return;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof(what), fmt, args);
+    va_end(args);
+    if (where == MPIDI_FTDEV_REJECT_HEARTBEAT)
+        MPID_FT_TRACE("heartbeat: dropped %s%s", what, more);
+    else
+        fprintf(stderr, "FT-MPICH: rank %d: dropped %s%s\n", MPIDI_FTDEV_global.world.my_pid,
+                what, more);
 }
 
 static void register_one(MPIR_T_pvar_class_t varclass, const char *name, void *counters,

@@ -46,13 +46,16 @@ typedef enum {
     MPIDI_FTDEV_NUM_REJECTS
 } MPIDI_FTDEV_reject_t;
 
-/* Counts a message dropped on receipt. Returns NULL when it is not to be
- * reported, else the end of its report line: "" or how many were dropped
- * unreported since the last line. The first 10 of each kind are
- * reported, then at most one a second, so that a flood from outside
- * cannot make a trace or stderr grow without bound; each kind is counted
- * from one thread (heartbeat: its thread; control: progress). */
-const char *MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where);
+/* Counts a message dropped on receipt and reports what was dropped (the
+ * format's text): a heartbeat datagram as a trace line "heartbeat:
+ * dropped ...", a control message as a line "FT-MPICH: rank R: dropped
+ * ..." on stderr. The first 10 of each kind are reported, then at most
+ * one a second, saying how many went unreported since, so that a flood
+ * from outside cannot make a trace or stderr grow without bound; each
+ * kind is counted from one thread (heartbeat: its thread; control:
+ * progress). */
+void MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where, const char *fmt, ...)
+    __attribute__ ((format(printf, 2, 3)));
 
 /* Registers the MPI_T performance variables (during MPI_Init). */
 void MPIDI_FTDEV_counters_register(void);

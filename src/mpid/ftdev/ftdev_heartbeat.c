@@ -355,12 +355,9 @@ static int datagram_opened(const void *buf, size_t len, MPIDI_FTDEV_hb_msg_t * m
             return 1;
         case HB_STALE:
             return 0;
-        default:{
-                const char *more = MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_HEARTBEAT);
-                if (more)
-                    MPID_FT_TRACE("heartbeat: dropped a datagram %s%s", why, more);
-                return 0;
-            }
+        default:
+            MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_HEARTBEAT, "a datagram %s", why);
+            return 0;
     }
 }
 

@@ -131,10 +131,8 @@ static void rebuild_message(int from, int about, const void *buf, size_t len)
     const char *wrong = MPIDI_FTDEV_rb_check(buf, len, from, MPIDI_FTDEV_global.world.num_pids);
 
     if (wrong) {
-        const char *more = MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL);
-        if (more)
-            fprintf(stderr, "FT-MPICH: rank %d: dropped a rebuild message from rank %d: %s%s\n",
-                    MPIDI_FTDEV_global.world.my_pid, from, wrong, more);
+        MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL, "a rebuild message from rank %d: %s",
+                           from, wrong);
         return;
     }
     if (MPIDI_FTDEV_rb_alloc_state() != MPI_SUCCESS)

@@ -28,11 +28,8 @@ static void channel_message(int from, int channel, const void *payload, size_t l
     if (!MPIDI_FTDEV_global.upper.channel_handler[channel] ||
         (from >= MPIDI_FTDEV_global.world.num_pids &&
          MPIDI_FTDEV_global.upper.channel_senders[channel] != MPID_FT_FROM_ANY_WORLD)) {
-        const char *more = MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL);
-        if (more)
-            fprintf(stderr, "FT-MPICH: rank %d: dropped a control message on channel %d from "
-                    "rank %d, which the channel does not take%s\n",
-                    MPIDI_FTDEV_global.world.my_pid, channel, from, more);
+        MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONTROL, "a control message on channel %d from "
+                           "rank %d, which the channel does not take", channel, from);
         return;
     }
     if (MPIDI_FTDEV_global.peers.state[from] == MPIDI_FTDEV_PEER_ALIVE)
