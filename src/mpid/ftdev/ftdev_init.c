@@ -21,6 +21,8 @@
 #include "mpidu_init_shm.h"
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -63,15 +65,24 @@ cvars:
  * POSIX shared memory keeps SysV rather than falling back to TCP. */
 static int posix_shm_works(void)
 {
-    char name[64];
-    snprintf(name, sizeof(name), "/ftmpi-probe-%d", (int) getpid());
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-
-    if (fd < 0)
-        return 0;
-    shm_unlink(name);
-    close(fd);
-    return 1;
+    /* an unpredictable name: another user who plants the name first must
+     * not make this process fall back to SysV */
+    for (int tries = 0; tries < 8; tries++) {
+        uint32_t r = 0;
+        char name[64];
+        if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+            r = (uint32_t) tries;
+        snprintf(name, sizeof(name), "/ftmpi-probe-%d-%08x", (int) getpid(), (unsigned) r);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0) {
+            shm_unlink(name);
+            close(fd);
+            return 1;
+        }
+        if (errno != EEXIST)
+            return 0;
+    }
+    return 0;
 }
 
 /* UCX settings ftdev depends on, applied unless the user set them.
