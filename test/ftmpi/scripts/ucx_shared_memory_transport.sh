@@ -14,8 +14,11 @@ set -u
 . "$(dirname "$0")/common.bash"
 command -v strace >/dev/null || { echo "strace is not installed"; exit 77; }
 build init_finalize || exit 1
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# one trace file per process (-ff): a call another process interrupts is
+# never split over two lines
+tracedir=$(mktemp -d)
+trap 'rm -rf "$tracedir"' EXIT
+log=$tracedir/all
 # POSIX shared memory works here if a file can be made in /dev/shm
 posix=no
 probe=/dev/shm/ftmpi-transport-probe-$$
@@ -34,9 +37,10 @@ for case in default user; do
     fi
     # the default case must not inherit a UCX_TLS of the caller's
     out=$(if [ -z "$tls" ]; then unset UCX_TLS; else export UCX_TLS=$tls; fi
-        UCX_LOG_LEVEL=info tagged_run 60 strace -f -qq -e trace=openat,shmget -e signal=none -o "$log" \
+        UCX_LOG_LEVEL=info tagged_run 60 strace -ff -qq -e trace=openat,shmget -e signal=none -o "$tracedir/trace" \
             "$prefix/bin/mpiexec" -n 2 "$bin/init_finalize" 2>&1)
     rc=$?
+    cat "$tracedir"/trace.* >"$log"; rm -f "$tracedir"/trace.*
     # the transport of each endpoint's tag lane, endpoints to self left out
     lanes=$(grep -o 'ep_cfg\[[0-9]*\]: tag([a-z0-9]*/' <<<"$out" | sed 's/.*tag(\([a-z0-9]*\)\/$/\1/' |
         grep -v '^self$' | sort -u | tr '\n' ' ')
