@@ -66,6 +66,45 @@ put('channels', 'ulfm-contrib', chan(2, n, 1, 0, ulfm))
 ulfm = struct.pack('<IIiIIIiiiiii', 2, 2, 0, 0x44, size, 0, 0, 1, 1, 0, 0, 1) + bytes(3 * ((size + 7) // 8))
 put('channels', 'ulfm-decide', chan(2, n, 0, 3, ulfm))
 
+# spawn: the receiver's process-id bits (9 + byte % 8), then either 0x80,
+# a length as the other side claims it and one upid in an accept side's
+# buffer, or a count, that many sizes and the upids end to end; a upid is
+# {magic, tag_pid, pid_bits, tag_pid_next, world_id, address_len}, padding
+# and the address (MPIDI_FTDEV_upid_header_t)
+def upid(tag_pid, bits, nxt, addr, world_id=77):
+    return struct.pack('<IiiiQI', 0x46547570, tag_pid, bits, nxt, world_id, len(addr)) + bytes(4) + addr
+def accept(bits, length, u):
+    return bytes([bits - 9, 0x80]) + struct.pack('<i', length) + u
+def upids(bits, us, sizes=None):
+    sizes = sizes or [len(u) for u in us]
+    return bytes([bits - 9, len(sizes)]) + struct.pack('<' + 'i' * len(sizes), *sizes) + b''.join(us)
+u = upid(3, 9, 8, b'A' * 40)
+put('spawn', 'accept', accept(9, len(u), u))
+put('spawn', 'intercomm', upids(10, [upid(2, 10, 6, b'B' * 56), upid(130, 10, 140, b'C' * 72, 0)]))
+put('spawn', 'other-layout', upids(9, [upid(1, 12, 4, b'D' * 24)]))
+# each of these, taken in by the checks before upids_check, indexes or
+# reads past what the receiver holds
+put('spawn', 'tag-pid-past-table', upids(9, [upid(5000, 9, 5001, b'E' * 24)]))
+put('spawn', 'address-past-buffer', accept(9, 32 + 1000, upid(1, 9, 4, b'F' * 1000)[:256]))
+put('spawn', 'negative-size', upids(9, [upid(1, 9, 4, b'G' * 40)[:32]], sizes=[72, -40]))
+put('spawn', 'pid-bits-40', accept(9, 56, upid(1, 40, 4, b'H' * 24)))
+
+# ckpt: the number of registered buffers (byte % 5), their sizes (a byte
+# each), then a packed state: {nbufs, sizes} as uint64 and the bytes
+def state(sizes, data=None, count=None):
+    data = bytes((i * 7) % 256 for i in range(sum(sizes))) if data is None else data
+    count = len(sizes) if count is None else count
+    return struct.pack('<Q', count) + struct.pack('<' + 'Q' * len(sizes), *sizes) + data
+def ckpt(registered, blob):
+    return bytes([len(registered)] + registered) + blob
+put('ckpt', 'fits', ckpt([4, 0, 16], state([4, 0, 16])))
+put('ckpt', 'empty', ckpt([], state([])))
+put('ckpt', 'other-layout', ckpt([8], state([4, 4])))
+# each of these passed the checks before ckpt_blob_check, and was read past its end
+put('ckpt', 'truncated', ckpt([16, 16], state([16, 16], data=bytes(20))))
+put('ckpt', 'count-past-end', ckpt([], state([8], count=1 << 40)))
+put('ckpt', 'sizes-wrap', ckpt([], state([(1 << 64) - 8, 16], data=bytes(8))))
+
 # hydra: a PMI key (even first byte: its id's limit, doubled), or a
 # proxy's header (odd first byte: command, payload length)
 put('hydra', 'declared', bytes([2 * 8]) + b'PMI_declared_failed_3')

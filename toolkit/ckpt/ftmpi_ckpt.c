@@ -13,6 +13,7 @@
  */
 
 #include "ftmpi_ckpt_impl.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -162,6 +163,7 @@ int FTMPI_Ckpt_take(FTMPI_Ckpt ckpt, MPI_Comm comm, long step)
 {
     int rank, size, rc, n, pos, s;
     long *all = NULL, gen;
+    const char *wrong;
     int *ring = NULL;
     slot_t *spare;
 
@@ -194,9 +196,13 @@ int FTMPI_Ckpt_take(FTMPI_Ckpt ckpt, MPI_Comm comm, long step)
 
     if ((rc = set_ring(spare, ring, n, pos)) != FTMPI_CKPT_SUCCESS)
         goto fn_exit;
+    /* a copy that is not what its header says is not kept: a restore that
+     * needs it finds the state lost */
+    if ((wrong = ckpt_blob_check(&spare->buddy)) != NULL)
+        ckpt_trace(ckpt, "ckpt-refused from=%d (%s)", ring[(pos + n - 1) % n], wrong);
     spare->gen = gen;
     spare->step = step;
-    spare->buddy_valid = 1;
+    spare->buddy_valid = wrong == NULL;
     ckpt->before = ckpt->last;
     ckpt->last = s;
     ckpt_trace(ckpt, "ckpt-take step=%ld bytes=%ld", step, (long) spare->own.len);
@@ -309,12 +315,15 @@ static int share_ring(FTMPI_Ckpt ckpt, restore_plan_t * plan, MPI_Comm comm)
     long head[2];
     int rc, n;
 
+    /* a ring of 0: the root does not have the checkpoint its entry names */
     if (plan->rank == plan->root) {
-        head[0] = ckpt->slot[plan->mine_slot].ring_size;
-        head[1] = ckpt->slot[plan->mine_slot].step;
+        head[0] = plan->mine_slot >= 0 ? ckpt->slot[plan->mine_slot].ring_size : 0;
+        head[1] = plan->mine_slot >= 0 ? ckpt->slot[plan->mine_slot].step : 0;
     }
     if ((rc = MPI_Bcast(head, 2, MPI_LONG, plan->root, comm)) != MPI_SUCCESS)
         return rc;
+    if (head[0] < 1 || head[0] > INT_MAX / (long) sizeof(int))
+        return FTMPI_CKPT_ERR_CORRUPT;
     n = plan->n = (int) head[0];
     plan->step = head[1];
     plan->ring = malloc(n * sizeof(int));
@@ -324,7 +333,14 @@ static int share_ring(FTMPI_Ckpt ckpt, restore_plan_t * plan, MPI_Comm comm)
         return FTMPI_CKPT_ERR_NOMEM;
     if (plan->rank == plan->root)
         memcpy(plan->ring, ckpt->slot[plan->mine_slot].ring, n * sizeof(int));
-    return MPI_Bcast(plan->ring, n, MPI_INT, plan->root, comm);
+    if ((rc = MPI_Bcast(plan->ring, n, MPI_INT, plan->root, comm)) != MPI_SUCCESS)
+        return rc;
+    /* ranks in increasing order, as a take made it (every process checks
+     * the same ring, so all agree) */
+    for (int q = 0; q < n; q++)
+        if (plan->ring[q] < 0 || (q > 0 && plan->ring[q] <= plan->ring[q - 1]))
+            return FTMPI_CKPT_ERR_CORRUPT;
+    return MPI_SUCCESS;
 }
 
 /* Step 4: where each member of the ring is now, and who replaces the
@@ -418,8 +434,21 @@ static int agree_on_fit(FTMPI_Ckpt ckpt, const restore_plan_t * plan, const slot
                         MPI_Comm comm)
 {
     int local, verdict, rc;
+    const char *wrong = NULL;
 
-    if (plan->my_dead_pos >= 0)
+    /* a replacement's states came from other processes */
+    if (plan->my_dead_pos >= 0) {
+        const int q = plan->my_dead_pos, n = plan->n;
+        int from = plan->rank_of_pos[(q + 1) % n];
+        if ((wrong = ckpt_blob_check(&spare->own)) == NULL && n > 1 &&
+            (wrong = ckpt_blob_check(&spare->buddy)) != NULL)
+            from = plan->rank_of_pos[(q + n - 1) % n];
+        if (wrong)
+            ckpt_trace(ckpt, "ckpt-refused from=%d (%s)", from, wrong);
+    }
+    if (wrong)
+        local = FTMPI_CKPT_ERR_CORRUPT;
+    else if (plan->my_dead_pos >= 0)
         local = ckpt_fits(ckpt, &spare->own) ? FTMPI_CKPT_SUCCESS : FTMPI_CKPT_ERR_SIZE;
     else
         local = ckpt_fits(ckpt, &ckpt->slot[plan->mine_slot].own) ? FTMPI_CKPT_SUCCESS :
@@ -535,32 +564,6 @@ int FTMPI_Ckpt_restore(FTMPI_Ckpt ckpt, MPI_Comm comm, long *step)
     return rc;
 }
 
-/* ---- adopted states ------------------------------------------------------------ */
-
-int FTMPI_Ckpt_adopted(FTMPI_Ckpt ckpt, int *count)
-{
-    if (ckpt == NULL || count == NULL)
-        return FTMPI_CKPT_ERR_ARG;
-    *count = ckpt->num_adopted;
-    return FTMPI_CKPT_SUCCESS;
-}
-
-int FTMPI_Ckpt_adopted_buffer(FTMPI_Ckpt ckpt, int i, int b, void **buf, size_t * bytes,
-                              int *old_rank)
-{
-    char *p;
-    int rc;
-
-    if (ckpt == NULL || i < 0 || i >= ckpt->num_adopted || buf == NULL || bytes == NULL)
-        return FTMPI_CKPT_ERR_ARG;
-    if ((rc = ckpt_packed_buffer(&ckpt->adopted[i], b, &p, bytes)) != FTMPI_CKPT_SUCCESS)
-        return rc;
-    *buf = p;
-    if (old_rank)
-        *old_rank = ckpt->adopted_rank[i];
-    return FTMPI_CKPT_SUCCESS;
-}
-
 const char *FTMPI_Ckpt_error_string(int code)
 {
     switch (code) {
@@ -578,6 +581,8 @@ const char *FTMPI_Ckpt_error_string(int code)
             return "out of memory";
         case FTMPI_CKPT_ERR_STRANGER:
             return "a process without checkpoints does not replace a dead member";
+        case FTMPI_CKPT_ERR_CORRUPT:
+            return "a checkpoint received from another process does not match its own header";
         default:
             return code > 0 ? "an MPI error (see MPI_Error_string)" : "unknown error";
     }

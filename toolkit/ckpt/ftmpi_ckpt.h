@@ -45,6 +45,11 @@
  *    processes only, those that completed a take keep the checkpoint
  *    before it as well; a restore then takes every process back to the
  *    one all have.
+ *  - A state received from another process that does not match its own
+ *    header (the number of buffers, their sizes, its length) is refused:
+ *    a take keeps no copy of it (a restore that needs that copy returns
+ *    FTMPI_CKPT_ERR_LOST), a restore returns FTMPI_CKPT_ERR_CORRUPT on
+ *    every process.
  *  - Memory: three copies of the own state and of the buddy's (the last
  *    checkpoint, the one before, one being taken).
  *
@@ -72,6 +77,7 @@ extern "C" {
 #define FTMPI_CKPT_ERR_ARG     -4       /* a bad argument */
 #define FTMPI_CKPT_ERR_NOMEM   -5       /* out of memory */
 #define FTMPI_CKPT_ERR_STRANGER -6      /* a process without checkpoints that replaces no dead one */
+#define FTMPI_CKPT_ERR_CORRUPT -7       /* a checkpoint received does not match its own header */
 
 #define FTMPI_CKPT_TAG_FIRST   32000
 #define FTMPI_CKPT_TAG_LAST    32007

@@ -65,6 +65,8 @@ void ckpt_trace(FTMPI_Ckpt ckpt, const char *fmt, ...) __attribute__ ((format(pr
 int ckpt_reserve(blob_t * b, size_t len);
 int ckpt_copy_blob(blob_t * to, const blob_t * from);
 int ckpt_pack(FTMPI_Ckpt ckpt, blob_t * b);
+/* NULL when b is a packed state as its header describes it; else what is wrong */
+const char *ckpt_blob_check(const blob_t * b);
 int ckpt_packed_buffer(const blob_t * b, int i, char **buf, size_t * bytes);
 int ckpt_fits(FTMPI_Ckpt ckpt, const blob_t * b);
 void ckpt_unpack(FTMPI_Ckpt ckpt, const blob_t * b);

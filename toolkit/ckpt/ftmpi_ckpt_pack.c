@@ -1,7 +1,9 @@
 /* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /*
  * libftmpi_ckpt's packed states: the registered buffers copied into one
- * blob (nbufs, the sizes, then the bytes of each buffer) and back.
+ * blob (nbufs, the sizes, then the bytes of each buffer) and back, and
+ * the states adopted from dead processes. No MPI call: the fuzz target
+ * (test/fuzz/fuzz_ckpt.c) builds this file alone.
  */
 
 #include "ftmpi_ckpt_impl.h"
@@ -45,10 +47,33 @@ int ckpt_pack(FTMPI_Ckpt ckpt, blob_t * b)
     off = (1 + (size_t) ckpt->nbufs) * sizeof(uint64_t);
     for (int i = 0; i < ckpt->nbufs; i++) {
         head[1 + i] = ckpt->sizes[i];
-        memcpy(b->data + off, ckpt->bufs[i], ckpt->sizes[i]);
+        if (ckpt->sizes[i])
+            memcpy(b->data + off, ckpt->bufs[i], ckpt->sizes[i]);
         off += ckpt->sizes[i];
     }
     return FTMPI_CKPT_SUCCESS;
+}
+
+/* Every packed state that comes from another process (a buddy's copy, a
+ * dead process's state) is held to its own header before a byte of it is
+ * read: the sender, or anyone on the way, may have made the header lie. */
+const char *ckpt_blob_check(const blob_t * b)
+{
+    const uint64_t *head = (const uint64_t *) b->data;
+    size_t rest;
+
+    if (b->len < sizeof(uint64_t))
+        return "shorter than its header";
+    rest = b->len - sizeof(uint64_t);
+    if (head[0] > rest / sizeof(uint64_t))
+        return "more buffers than its header has room for";
+    rest -= head[0] * sizeof(uint64_t);
+    for (uint64_t i = 0; i < head[0]; i++) {
+        if (head[1 + i] > rest)
+            return "its buffers' sizes exceed its length";
+        rest -= head[1 + i];
+    }
+    return rest == 0 ? NULL : "longer than its buffers";
 }
 
 /* Buffer `i` of a packed state; FTMPI_CKPT_ERR_ARG past the end. */
@@ -57,7 +82,9 @@ int ckpt_packed_buffer(const blob_t * b, int i, char **buf, size_t * bytes)
     const uint64_t *head = (const uint64_t *) b->data;
     size_t off;
 
-    if (b->len < sizeof(uint64_t) || i < 0 || (uint64_t) i >= head[0])
+    if (ckpt_blob_check(b) != NULL)
+        return FTMPI_CKPT_ERR_CORRUPT;
+    if (i < 0 || (uint64_t) i >= head[0])
         return FTMPI_CKPT_ERR_ARG;
     off = (1 + head[0]) * sizeof(uint64_t);
     for (int k = 0; k < i; k++)
@@ -72,7 +99,7 @@ int ckpt_fits(FTMPI_Ckpt ckpt, const blob_t * b)
 {
     const uint64_t *head = (const uint64_t *) b->data;
 
-    if (b->len < sizeof(uint64_t) || head[0] != (uint64_t) ckpt->nbufs)
+    if (ckpt_blob_check(b) != NULL || head[0] != (uint64_t) ckpt->nbufs)
         return 0;
     for (int i = 0; i < ckpt->nbufs; i++)
         if (head[1 + i] != ckpt->sizes[i])
@@ -83,10 +110,35 @@ int ckpt_fits(FTMPI_Ckpt ckpt, const blob_t * b)
 /* Only after ckpt_fits: every buffer is in `b`. */
 void ckpt_unpack(FTMPI_Ckpt ckpt, const blob_t * b)
 {
-    for (int i = 0; i < ckpt->nbufs; i++) {
-        char *buf;
-        size_t bytes;
-        ckpt_packed_buffer(b, i, &buf, &bytes);
-        memcpy(ckpt->bufs[i], buf, bytes);
-    }
+    size_t off = (1 + (size_t) ckpt->nbufs) * sizeof(uint64_t);
+
+    for (int i = 0; i < ckpt->nbufs; off += ckpt->sizes[i], i++)
+        if (ckpt->sizes[i])
+            memcpy(ckpt->bufs[i], b->data + off, ckpt->sizes[i]);
+}
+
+/* ---- adopted states (restored in ftmpi_ckpt.c) ------------------------------------ */
+
+int FTMPI_Ckpt_adopted(FTMPI_Ckpt ckpt, int *count)
+{
+    if (ckpt == NULL || count == NULL)
+        return FTMPI_CKPT_ERR_ARG;
+    *count = ckpt->num_adopted;
+    return FTMPI_CKPT_SUCCESS;
+}
+
+int FTMPI_Ckpt_adopted_buffer(FTMPI_Ckpt ckpt, int i, int b, void **buf, size_t * bytes,
+                              int *old_rank)
+{
+    char *p;
+    int rc;
+
+    if (ckpt == NULL || i < 0 || i >= ckpt->num_adopted || buf == NULL || bytes == NULL)
+        return FTMPI_CKPT_ERR_ARG;
+    if ((rc = ckpt_packed_buffer(&ckpt->adopted[i], b, &p, bytes)) != FTMPI_CKPT_SUCCESS)
+        return rc;
+    *buf = p;
+    if (old_rank)
+        *old_rank = ckpt->adopted_rank[i];
+    return FTMPI_CKPT_SUCCESS;
 }

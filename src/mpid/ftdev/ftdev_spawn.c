@@ -16,16 +16,11 @@
 #include "ftdev_rebuild.h"
 #include "ftdev_spawn.h"
 
-/* A process's upid: this header, then its worker address. */
-#define UPID_MAGIC 0x46547570u  /* "FTup" */
-typedef struct {
-    uint32_t magic;
-    int32_t tag_pid;
-    int32_t pid_bits;
-    int32_t tag_pid_next;       /* the lowest tag pid the sender's worlds leave unused */
-    uint64_t world_id;          /* 0: unknown (a REBUILD replacement) */
-    uint32_t address_len;
-} upid_header_t;
+/* A process's upid: MPIDI_FTDEV_upid_header_t (ftdev_wire.h), then its
+ * worker address. */
+_Static_assert(MPIDI_FTDEV_UPID_MAX_BYTES == MPI_MAX_PORT_NAME, "a upid's room in ch4");
+_Static_assert(MPIDI_FTDEV_UPID_MAX_PID_BITS == MPIDI_FTDEV_MAX_PID_BITS, "the tag layout's limit");
+typedef MPIDI_FTDEV_upid_header_t upid_header_t;
 
 /* Messages of connect/accept: a context id no communicator takes, and the
  * port's tag in the tag field */
@@ -44,17 +39,9 @@ static int pid_bits(void)
 static int parse_upid(const char *upid, int len, upid_header_t * h, const void **address)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIR_ERR_CHKANDJUMP1(len < (int) sizeof(*h), mpi_errno, MPI_ERR_OTHER, "**ftdev_upid",
-                         "**ftdev_upid %s", "shorter than its header");
-    memcpy(h, upid, sizeof(*h));
-    MPIR_ERR_CHKANDJUMP1(h->magic != UPID_MAGIC, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid",
-                         "**ftdev_upid %s", "not made by ch4:ftdev");
-    MPIR_ERR_CHKANDJUMP1(h->address_len == 0 || sizeof(*h) + h->address_len != (size_t) len,
-                         mpi_errno, MPI_ERR_OTHER, "**ftdev_upid", "**ftdev_upid %s",
-                         "its address length does not match its size");
-    MPIR_ERR_CHKANDJUMP1(h->tag_pid < 0, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid",
-                         "**ftdev_upid %s", "negative process id");
-    *address = upid + sizeof(*h);
+    const char *wrong = MPIDI_FTDEV_upid_open(upid, len, h, address);
+    MPIR_ERR_CHKANDJUMP1(wrong, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid", "**ftdev_upid %s",
+                         wrong);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -174,15 +161,16 @@ static int upid_of(int pid, char **upid, int *len)
         MPIR_ERR_CHKANDJUMP1(address == NULL, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid",
                              "**ftdev_upid %s", "a member's address is not known here");
     }
-    upid_header_t h = {
-        .magic = UPID_MAGIC,
-        .tag_pid = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid,
-        .pid_bits = pid_bits(),
-        .tag_pid_next = MPIDI_FTDEV_global.world.tag_pid_next,
-        .world_id = pid < MPIDI_FTDEV_global.world.num_pids ? MPIDI_FTDEV_global.world.id :
-            MPIDI_FTDEV_global.world.foreign_world_id[pid],
-        .address_len = (uint32_t) address_len,
-    };
+    /* its padding too goes to the other side */
+    upid_header_t h;
+    memset(&h, 0, sizeof(h));
+    h.magic = MPIDI_FTDEV_UPID_MAGIC;
+    h.tag_pid = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(pid)).tag_pid;
+    h.pid_bits = pid_bits();
+    h.tag_pid_next = MPIDI_FTDEV_global.world.tag_pid_next;
+    h.world_id = pid < MPIDI_FTDEV_global.world.num_pids ? MPIDI_FTDEV_global.world.id :
+        MPIDI_FTDEV_global.world.foreign_world_id[pid];
+    h.address_len = (uint32_t) address_len;
     *len = (int) (sizeof(h) + address_len);
     *upid = MPL_malloc(*len, MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(*upid == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -245,6 +233,8 @@ static int pid_of_upid(const upid_header_t * h, const void *address, int *pid)
     int in_world = h->tag_pid - MPIDI_FTDEV_global.world.base;
     int bits = pid_bits();
 
+    /* then h->tag_pid, below 2^h->pid_bits (parse_upid), indexes the
+     * tables of pid_capacity entries */
     MPIR_ERR_CHKANDJUMP2(h->pid_bits != bits, mpi_errno, MPI_ERR_OTHER, "**ftdev_pidbits",
                          "**ftdev_pidbits %d %d", h->pid_bits, bits);
     if (in_world >= 0 && in_world < MPIDI_FTDEV_global.world.num_pids) {
@@ -310,11 +300,17 @@ int MPIDI_FTDEV_upids_to_gpids(int size, int *remote_upid_size, char *remote_upi
                                uint64_t * remote_gpids)
 {
     int mpi_errno = MPI_SUCCESS;
-    int *unplaced = MPL_malloc(size * sizeof(int), MPL_MEM_ADDRESS);
-    int *pid = MPL_malloc(size * sizeof(int), MPL_MEM_ADDRESS);
+    int *unplaced = NULL, *pid = NULL;
     int n_unplaced = 0;
     const char *upid = remote_upids;
 
+    /* the sizes and the names are the other side's word: all of them are
+     * checked before this process takes in any */
+    const char *wrong = MPIDI_FTDEV_upids_check(size, remote_upid_size, remote_upids);
+    MPIR_ERR_CHKANDJUMP1(wrong, mpi_errno, MPI_ERR_OTHER, "**ftdev_upid", "**ftdev_upid %s",
+                         wrong);
+    unplaced = MPL_malloc(size * sizeof(int), MPL_MEM_ADDRESS);
+    pid = MPL_malloc(size * sizeof(int), MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP(unplaced == NULL || pid == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int i = 0; i < size; upid += remote_upid_size[i], i++) {
         upid_header_t h;

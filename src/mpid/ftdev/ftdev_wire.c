@@ -12,6 +12,7 @@
  */
 
 #include "ftdev_wire.h"
+#include <limits.h>
 #include <string.h>
 #include <sodium.h>
 
@@ -252,4 +253,57 @@ const char *MPIDI_FTDEV_rb_check(const void *buf, size_t len, int from, int num_
         p += MPIDI_FTDEV_rb_entry_size(e->address_len);
     }
     return p == end ? NULL : "rebuild message longer than its entries";
+}
+
+/* ---- upids ---------------------------------------------------------------------- */
+
+_Static_assert(sizeof(MPIDI_FTDEV_upid_header_t) == 32, "upid header layout");
+_Static_assert(MPIDI_FTDEV_UPID_MAX_PID_BITS < 31, "2^pid_bits fits an int");
+
+const char *MPIDI_FTDEV_upid_open(const void *upid, int len, MPIDI_FTDEV_upid_header_t * h,
+                                  const void **address)
+{
+    if (len < (int) sizeof(*h))
+        return "shorter than its header";
+    if (len > MPIDI_FTDEV_UPID_MAX_BYTES)
+        return "longer than a port name holds";
+    memcpy(h, upid, sizeof(*h));
+    if (h->magic != MPIDI_FTDEV_UPID_MAGIC)
+        return "not made by ch4:ftdev";
+    if (h->address_len == 0 || h->address_len != (uint32_t) len - sizeof(*h))
+        return "its address length does not match its size";
+    /* the receiver indexes its per-tag-pid table with tag_pid, and a
+     * spawned world starts at tag_pid_next */
+    if (h->pid_bits < 0 || h->pid_bits > MPIDI_FTDEV_UPID_MAX_PID_BITS)
+        return "process-id bits out of range";
+    if (h->tag_pid < 0 || h->tag_pid >= (1 << h->pid_bits))
+        return "process id out of range";
+    if (h->tag_pid_next < 0 || h->tag_pid_next > (1 << h->pid_bits))
+        return "first unused process id out of range";
+    *address = (const char *) upid + sizeof(*h);
+    return NULL;
+}
+
+const char *MPIDI_FTDEV_upids_check(int count, const int *sizes, const void *upids)
+{
+    const char *p = upids;
+    int64_t total = 0;
+    MPIDI_FTDEV_upid_header_t h;
+    const void *address;
+
+    if (count < 0)
+        return "a negative number of processes";
+    for (int i = 0; i < count; i++) {
+        if (sizes[i] < (int) sizeof(h) || sizes[i] > MPIDI_FTDEV_UPID_MAX_BYTES)
+            return "a process name's size is out of range";
+        total += sizes[i];
+        if (total > INT_MAX)
+            return "the process names' sizes add up past an int";
+    }
+    for (int i = 0; i < count; p += sizes[i], i++) {
+        const char *wrong = MPIDI_FTDEV_upid_open(p, sizes[i], &h, &address);
+        if (wrong)
+            return wrong;
+    }
+    return NULL;
 }

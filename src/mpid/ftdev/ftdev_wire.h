@@ -196,4 +196,40 @@ size_t MPIDI_FTDEV_rb_entry_size(size_t address_len);
  * number below num_pids; else what is wrong. */
 const char *MPIDI_FTDEV_rb_check(const void *buf, size_t len, int from, int num_pids);
 
+/* ---- process names across worlds (ftdev_spawn.c) ------------------------------------ */
+
+/* A process's upid, the name MPI_Comm_spawn, connect and accept hand to
+ * the other side: this header, then address_len bytes of its worker
+ * address. */
+#define MPIDI_FTDEV_UPID_MAGIC 0x46547570u      /* "FTup" */
+/* ch4 carries a upid in MPI_MAX_PORT_NAME bytes: in a port name, and on
+ * the accept side in a buffer that long, whatever length the other side
+ * claims */
+#define MPIDI_FTDEV_UPID_MAX_BYTES 256
+/* MPIDI_FTDEV_MAX_PID_BITS (ftdev_types.h) */
+#define MPIDI_FTDEV_UPID_MAX_PID_BITS 16
+
+typedef struct {
+    uint32_t magic;
+    int32_t tag_pid;
+    int32_t pid_bits;
+    int32_t tag_pid_next;       /* the lowest tag pid the sender's worlds leave unused */
+    uint64_t world_id;          /* 0: unknown (a REBUILD replacement) */
+    uint32_t address_len;
+} MPIDI_FTDEV_upid_header_t;
+
+/* NULL when upid (len bytes) is well formed: its header and exactly
+ * address_len (> 0) bytes of address, MPIDI_FTDEV_UPID_MAX_BYTES at most
+ * in all, pid_bits at most MPIDI_FTDEV_UPID_MAX_PID_BITS, tag_pid below
+ * 2^pid_bits and tag_pid_next at most that; then *h is its header and
+ * *address its address. Else what is wrong. */
+const char *MPIDI_FTDEV_upid_open(const void *upid, int len, MPIDI_FTDEV_upid_header_t * h,
+                                  const void **address);
+
+/* NULL when `count` upids laid end to end, sizes[i] bytes each, are all
+ * well formed and their sizes add up to an int: a buffer of that sum (as
+ * ch4 allocates it) then holds every one. Every size is checked before
+ * any upid is read. Else what is wrong. */
+const char *MPIDI_FTDEV_upids_check(int count, const int *sizes, const void *upids);
+
 #endif /* FTDEV_WIRE_H_INCLUDED */

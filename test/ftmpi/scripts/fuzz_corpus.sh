@@ -4,7 +4,8 @@
 # decoder of outside input with the address and undefined-behaviour
 # sanitizers (gcc): heartbeat datagrams, control messages, REBUILD's
 # messages, the layers' channel messages, mpiexec's checks of its
-# proxies' commands. A finding aborts the target and fails the test.
+# proxies' commands, the names dynamic processes exchange, checkpoint
+# states a peer sends. A finding aborts the target and fails the test.
 # `make fuzz` runs the same targets under libFuzzer.
 set -u
 . "$(dirname "$0")/common.bash"
@@ -19,7 +20,7 @@ if [ $rc != 0 ]; then
     exit 1
 fi
 # every target ran its whole corpus
-for t in heartbeat control rebuild channels hydra; do
+for t in heartbeat control rebuild channels hydra spawn ckpt; do
     n=$(ls "$top/test/fuzz/corpus/$t" | wc -l)
     grep -q "^replay_$t: $n inputs" <<<"$out" ||
         { echo "FAIL: replay_$t did not run its $n inputs"; exit 1; }
