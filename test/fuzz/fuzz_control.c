@@ -6,8 +6,10 @@
  * MPIDI_FTDEV_ctrl_check (src/mpid/ftdev/ftdev_wire.c). Input: the world's
  * size, a flags byte (bit 0: seal the message with the job's key as a
  * process of the job would, so that the checks behind the MAC are
- * reached; bit 1: the sender is of this world), the 16-byte header, then
- * the message. A message that passes must be one its owner may use.
+ * reached; bit 1: the sender is of this world; bits 2-3: the epoch the
+ * receiver joined in), the 16-byte header, then the message. A message
+ * that passes must be one its owner may use, meant for the receiver (tag
+ * pid 0) and never taken twice.
  */
 
 #include "fuzz_common.h"
@@ -36,6 +38,13 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
     wrong = MPIDI_FTDEV_ctrl_check(msg.type, msg.pid, payload_len, num_pids, flags & 2);
     if (wrong)
         return 0;
+    MPIDI_FTDEV_replay_window_t window = { 0 };
+    uint32_t my_birth = (flags >> 2) & 3;
+    if (MPIDI_FTDEV_ctrl_fresh(&msg, 0, my_birth, flags & 2, &window))
+        return 0;
+    FUZZ_ASSERT(msg.to == 0 && msg.counter > 0);
+    FUZZ_ASSERT(!(flags & 2) || msg.epoch >= my_birth);
+    FUZZ_ASSERT(MPIDI_FTDEV_ctrl_fresh(&msg, 0, my_birth, flags & 2, &window) != NULL);
     switch (msg.type) {
         case MPIDI_FTDEV_CTRL_FAILED:
             FUZZ_ASSERT(msg.pid >= 0 && msg.pid < num_pids && payload_len == 0);

@@ -7,7 +7,8 @@
  * byte with its top bit set seals the datagram first with the job's key
  * (as a process of the job would), so that the checks behind the MAC are
  * reached too. Every opened datagram must name a process and kind the
- * thread may act on.
+ * thread may act on. The target receives as process 0, operating-system
+ * process id 1000.
  */
 
 #include "fuzz_common.h"
@@ -37,18 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
 
         MPIDI_FTDEV_hb_msg_t m;
         const char *why;
-        MPIDI_FTDEV_hb_verdict_t v = MPIDI_FTDEV_hb_open(buf, len, keys->heartbeat, NUM_PIDS,
-                                                         contacts, windows, &m, &why);
+        MPIDI_FTDEV_hb_verdict_t v = MPIDI_FTDEV_hb_open(buf, len, keys->heartbeat, 0, 1000,
+                                                         NUM_PIDS, contacts, windows, &m, &why);
         if (v == HB_OPENED) {
             FUZZ_ASSERT(m.from >= 0 && m.from < NUM_PIDS);
+            FUZZ_ASSERT(m.to == 0 && m.to_ospid == 1000);
             FUZZ_ASSERT(m.kind >= HB_BEAT && m.kind < HB_NUM_KINDS);
             if (m.kind == HB_FAILED || m.kind == HB_VERIFY || m.kind == HB_VERDICT)
                 FUZZ_ASSERT(m.about >= 0 && m.about < NUM_PIDS);
             if (m.kind == HB_VERDICT)
                 FUZZ_ASSERT(m.state > PROC_UNSEEN && m.state < PROC_NUM_CONDITIONS);
             /* the same datagram again is a replay */
-            FUZZ_ASSERT(MPIDI_FTDEV_hb_open(buf, len, keys->heartbeat, NUM_PIDS, contacts,
-                                            windows, &m, &why) == HB_REJECTED);
+            FUZZ_ASSERT(MPIDI_FTDEV_hb_open(buf, len, keys->heartbeat, 0, 1000, NUM_PIDS,
+                                            contacts, windows, &m, &why) == HB_REJECTED);
         } else if (v == HB_REJECTED) {
             FUZZ_ASSERT(why != NULL);
         }

@@ -14,27 +14,36 @@ def put(target, name, data):
     with open(os.path.join(d, 'seed-' + name), 'wb') as f:
         f.write(data)
 
-# heartbeat: datagrams of 48 bytes, each preceded by a length byte whose
-# top bit asks the target to seal it (MPIDI_FTDEV_hb_msg_t)
-def hb(kind, frm, about=0, state=0, counter=1):
-    body = struct.pack('<IIiiiiQ', 0x32544846, kind, frm, 1000 + frm, about, state, counter)
-    return bytes([0x80 | 48]) + body + bytes(16)
+# heartbeat: datagrams of 56 bytes, each preceded by a length byte whose
+# top bit asks the target to seal it (MPIDI_FTDEV_hb_msg_t); the target
+# receives as process 0, operating-system process id 1000
+def hb(kind, frm, about=0, state=0, counter=1, to=0, to_ospid=1000):
+    body = struct.pack('<IIiiiiiiQ', 0x32544846, kind, frm, 1000 + frm, about, state, to, to_ospid,
+                       counter)
+    return bytes([0x80 | 56]) + body + bytes(16)
 put('heartbeat', 'beats', hb(1, 1) + hb(1, 1, counter=2) + hb(2, 3, counter=5))
 put('heartbeat', 'failed', hb(3, 2, about=5))
 put('heartbeat', 'verdict', hb(7, 4, about=6, state=4) + hb(6, 4, about=6, counter=2))
 put('heartbeat', 'replay', hb(1, 0, counter=9) + hb(1, 0, counter=9) + hb(1, 0, counter=3))
+put('heartbeat', 'for-another', hb(1, 2, to=3) + hb(3, 2, about=0, to_ospid=999))
 put('heartbeat', 'old-format', bytes([24]) + struct.pack('<IIiiii', 0x46544842, 3, 1, 1001, 2, 0))
 
-# control: world size, flags (1: seal, 2: sender of this world), the
-# 16-byte header (the MAC), then {type, pid, from, hops} and the payload
-def ctrl(n, flags, typ, about, frm, payload=b''):
-    return bytes([n - 1, flags]) + bytes(16) + struct.pack('<IiiI', typ, about, frm, 3) + payload
+# control: world size, flags (1: seal, 2: sender of this world, bits 2-3:
+# the epoch the receiver joined in), the 16-byte header (the MAC), then
+# {type, pid, from, hops, to, epoch, from_birth, 0, counter} and the
+# payload; the target receives as tag pid 0
+def ctrl(n, flags, typ, about, frm, payload=b'', to=0, epoch=0, birth=0, counter=1):
+    return bytes([n - 1, flags]) + bytes(16) + struct.pack('<IiiIiIIIQ', typ, about, frm, 3, to, epoch,
+                                                           birth, 0, counter) + payload
 put('control', 'failed', ctrl(8, 3, 1, 5, 2))
 put('control', 'finalizing', ctrl(8, 1, 2, 3, 12))
 put('control', 'channel', ctrl(8, 3, 4, 2, 1, bytes(40)))
 put('control', 'revoke', ctrl(8, 1, 5, 0x1234, 9))
 put('control', 'echo', ctrl(8, 3, 6, 3, 3, struct.pack('<I', 7)))
 put('control', 'unsealed', ctrl(8, 2, 1, 5, 2))
+put('control', 'for-another', ctrl(8, 3, 1, 5, 2, to=4))
+put('control', 'before-joining', ctrl(8, 3 | 4, 1, 5, 2, epoch=0))
+put('control', 'replacement', ctrl(8, 3 | 4, 1, 5, 2, epoch=1, birth=1, counter=7))
 
 # rebuild: world size, sender, then the message (MPIDI_FTDEV_rb_msg_t,
 # which starts with the head {kind, seq, sender}, and its entries)

@@ -11,6 +11,7 @@
 #include "ftdev_control.h"
 #include "ftdev_counters.h"
 #include "ftdev_key.h"
+#include "ftdev_launcher.h"
 #include "ftdev_test_point.h"
 
 #define NUM_TYPES MPIDI_FTDEV_CTRL_NUM_TYPES
@@ -31,6 +32,43 @@ static void tell_sent(int to, const MPIDI_FTDEV_ctrl_msg_t * msg, size_t len)
 {
     if (owner[msg->type].sent)
         owner[msg->type].sent(to, msg->pid, len ? msg + 1 : NULL, len);
+}
+
+/* Per process id (this world's, then other worlds'): the messages sent to
+ * it, counted, and the window of those it sent here, so that a copy sent
+ * again (by anyone who captured it) is dropped. */
+static uint64_t *num_sent_to;
+static MPIDI_FTDEV_replay_window_t *windows;
+
+static int have_tables(void)
+{
+    if (windows == NULL) {
+        int n = MPIDI_FTDEV_global.world.pid_capacity;
+        num_sent_to = MPL_calloc(n, sizeof(*num_sent_to), MPL_MEM_OTHER);
+        windows = MPL_calloc(n, sizeof(*windows), MPL_MEM_OTHER);
+        if (num_sent_to == NULL || windows == NULL) {
+            MPL_free(num_sent_to);
+            MPL_free(windows);
+            num_sent_to = NULL;
+            windows = NULL;
+        }
+    }
+    return windows != NULL;
+}
+
+void MPIDI_FTDEV_ctrl_finalize(void)
+{
+    MPL_free(num_sent_to);
+    MPL_free(windows);
+    num_sent_to = NULL;
+    windows = NULL;
+}
+
+/* The epoch this process joined the world in: a replacement takes no
+ * message sent before it, which was meant for the process it replaces. */
+static uint32_t birth_epoch(void)
+{
+    return MPIDI_FTDEV_global.rebuild.is_replacement ? MPIDI_FTDEV_rejoin_key.epoch : 0;
 }
 
 typedef struct {
@@ -119,7 +157,7 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
         MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
     ucs_status_ptr_t r;
 
-    MPIR_ERR_CHKANDJUMP(out == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_ERR_CHKANDJUMP(out == NULL || !have_tables(), mpi_errno, MPI_ERR_OTHER, "**nomem");
     out->to = to;
     out->len = len;
     out->msg.type = type;
@@ -136,9 +174,17 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
     } else {
         out->msg.hops = MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_of(type, about),
                                                sizeof(out->msg) + len);
+        out->msg.to = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(to)).tag_pid;
+        out->msg.from_birth = birth_epoch();
+        /* a replacement's HELLO leaves before it moved to its epoch */
+        out->msg.epoch = MPL_MAX(MPIDI_FTDEV_global.epoch.current, out->msg.from_birth);
+        out->msg.reserved = 0;
+        out->msg.counter = ++num_sent_to[to];
         MPIDI_FTDEV_ctrl_seal(&out->head, &out->msg, sizeof(out->msg) + len,
                               MPIDI_FTDEV_keys.control);
         r = am_send(ep, out, out == &on_stack.out);
+        if (!UCS_PTR_IS_ERR(r))
+            MPIDI_FTDEV_test_replay_sent(to, &out->head, sizeof(out->head) + sizeof(out->msg) + len);
         if (r == UCS_STATUS_PTR(UCS_ERR_NO_RESOURCE) && out == &on_stack.out) {
             out = MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
             if (out == NULL) {
@@ -234,6 +280,10 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
                                    from < MPIDI_FTDEV_global.world.num_pids);
     if (wrong == NULL && owner[msg.type].handler == NULL)
         wrong = "control message of a type nobody handles";
+    if (wrong == NULL)
+        wrong = !have_tables() ? "control message (out of memory for its window)" :
+            MPIDI_FTDEV_ctrl_fresh(&msg, MPIDI_FTDEV_global.world.my_tag_pid, birth_epoch(),
+                                   from < MPIDI_FTDEV_global.world.num_pids, &windows[from]);
     if (wrong)
         return bad_message(msg.from, wrong);
     MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, msg.hops);

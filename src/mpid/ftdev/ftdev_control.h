@@ -46,6 +46,9 @@ int MPIDI_FTDEV_ctrl_flush(int type);
  * comm is NULL), for news that every process must hear. */
 void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about);
 
+/* Frees the channel's tables of counters and windows (MPI_Finalize). */
+void MPIDI_FTDEV_ctrl_finalize(void);
+
 /* UCX's receive callback of the channel (registered by ftdev_init.c). */
 ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t header_length,
                                       void *data, size_t length,

@@ -348,7 +348,9 @@ static void verify_suspect(watch_t * w, double now, double timeout)
 static int datagram_opened(const void *buf, size_t len, MPIDI_FTDEV_hb_msg_t * m)
 {
     const char *why;
-    switch (MPIDI_FTDEV_hb_open(buf, len, MPIDI_FTDEV_keys.heartbeat,
+    int me = MPIDI_FTDEV_global.world.my_pid;
+    switch (MPIDI_FTDEV_hb_open(buf, len, MPIDI_FTDEV_keys.heartbeat, me,
+                                MPIDI_FTDEV_global.peers.hb[me].ospid,
                                 MPIDI_FTDEV_global.world.num_pids, MPIDI_FTDEV_global.peers.hb,
                                 MPIDI_FTDEV_hb.windows, m, &why)) {
         case HB_OPENED:

@@ -568,6 +568,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPIDI_FTDEV_release_held_contexts();
     ucp_cleanup(MPIDI_FTDEV_global.ucx.context);
     MPIDI_FTDEV_ucx_log_release();
+    MPIDI_FTDEV_ctrl_finalize();
     MPL_free(MPIDI_FTDEV_global.peers.reqs);
     MPL_free(MPIDI_FTDEV_global.peers.state);
     MPL_free(MPIDI_FTDEV_global.failures.log);

@@ -56,6 +56,7 @@
 #include "ftdev_launcher.h"
 #include "mpid_ft_tree.h"
 #include "ftdev_counters.h"
+#include "ftdev_test_point.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -239,6 +240,7 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
     MPIDI_FTDEV_global.rebuild.replaced[pid] = 1;
     MPIDI_FTDEV_global.peers.hb[pid] = *heartbeat;
     MPIDI_FTDEV_heartbeat_revive(pid);
+    MPIDI_FTDEV_test_replay_to_replacement(pid);
 
   fn_exit:
     return mpi_errno;

@@ -14,6 +14,7 @@
 #include "ftdev_counters.h"
 #include "ftdev_heartbeat.h"
 #include "ftdev_key.h"
+#include "ftdev_test_point.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -30,12 +31,13 @@ void MPIDI_FTDEV_hb_send(int pid, int kind, int about, int state)
 {
     MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peers.hb[pid];
     MPIDI_FTDEV_hb_msg_t m = {.magic = HB_MAGIC,.kind = kind,.from = MPIDI_FTDEV_global.world.my_pid,
-        .from_ospid = (int32_t) getpid(),.about = about,.state = state,
+        .from_ospid = (int32_t) getpid(),.about = about,.state = state,.to = pid,.to_ospid = c.ospid,
         /* the main thread sends too (the receive check's questions) */
         .counter = __atomic_add_fetch(&MPIDI_FTDEV_hb.counter, 1, __ATOMIC_RELAXED)
     };
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
     MPIDI_FTDEV_hb_seal(&m, MPIDI_FTDEV_keys.heartbeat);
+    MPIDI_FTDEV_test_replay_keep_datagram(pid, &m, sizeof(m));
     if (c.port &&
         sendto(MPIDI_FTDEV_hb.sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *) &to,
                sizeof(to)) > 0)

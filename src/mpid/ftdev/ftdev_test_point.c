@@ -16,7 +16,10 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 #include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include "ftdev_test_point.h"
+#include "ftdev_heartbeat.h"
 
 #define TEST_POINT_ENV "FTMPI_TEST_POINT"
 
@@ -25,7 +28,7 @@
 /* every point the code asks about (mpid_ft.h) */
 static const char *const known_points[] = {
     "init", "deaf", "before-vote", "after-vote", "before-decision", "after-commit",
-    "part-fails", "after-spawn", "mid-announce", "before-ready"
+    "part-fails", "after-spawn", "mid-announce", "before-ready", "replay"
 };
 
 static struct {
@@ -81,6 +84,107 @@ void MPIDI_FTDEV_test_deaf_after(int dead)
         MPIR_Process.node_map[dead] == MPIR_Process.node_map[MPIDI_FTDEV_global.world.my_pid] &&
         MPID_FT_test_point("deaf", 1))
         MPIDI_FTDEV_test_deaf = 1;
+}
+
+/* The point "replay" does what anyone who captured the job's traffic
+ * could: it sends sealed control messages again, unchanged, to their
+ * recipient and to another process, and to a replacement what was sent
+ * to the process it replaces (test/ftmpi/scripts/replayed_messages.sh). */
+#define REPLAY_MAX_BYTES 512
+
+typedef struct {
+    size_t len;                 /* 0: none kept */
+    char bytes[REPLAY_MAX_BYTES];
+} kept_t;
+
+static int replaying = -1;
+static kept_t last_sent;
+static int last_sent_to = -1;
+/* per process of this world: the last control message sent to it, and
+ * the last heartbeat datagram declaring it failed that it was sent */
+static kept_t *last_sent_to_pid, *datagram_to_pid;
+
+static int replay_on(void)
+{
+    if (replaying < 0) {
+        int n = MPIDI_FTDEV_global.world.num_pids;
+        replaying = MPID_FT_test_point("replay", 1);
+        if (replaying) {
+            last_sent_to_pid = MPL_calloc(n, sizeof(kept_t), MPL_MEM_OTHER);
+            datagram_to_pid = MPL_calloc(n, sizeof(kept_t), MPL_MEM_OTHER);
+            replaying = last_sent_to_pid && datagram_to_pid;
+        }
+    }
+    return replaying;
+}
+
+static void keep(kept_t * k, const void *bytes, size_t len)
+{
+    k->len = len <= REPLAY_MAX_BYTES ? len : 0;
+    if (k->len)
+        memcpy(k->bytes, bytes, len);
+}
+
+static void send_copy(int to, const kept_t * k)
+{
+    ucp_ep_h ep = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(to)).ep;
+    size_t head = sizeof(MPIDI_FTDEV_ctrl_head_t);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    if (ep == NULL || k->len == 0)
+        return;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, k->bytes, head,
+                                         k->bytes + head, k->len - head, &param);
+    MPID_FT_TRACE("test point replay: a control message sent again to %d: %s", to,
+                  UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : "sent");
+}
+
+void MPIDI_FTDEV_test_replay_sent(int to, const void *sealed, size_t len)
+{
+    if (!replay_on())
+        return;
+    if (last_sent_to >= 0) {
+        kept_t previous = last_sent;
+        send_copy(last_sent_to, &previous);
+        if (to != last_sent_to)
+            send_copy(to, &previous);
+    }
+    keep(&last_sent, sealed, len);
+    last_sent_to = to;
+    if (to < MPIDI_FTDEV_global.world.num_pids)
+        keep(&last_sent_to_pid[to], sealed, len);
+}
+
+/* the datagram kept for a process: one declaring it failed, if it was
+ * sent one (the harm a replay could do: its replacement fences itself),
+ * else the last it was sent */
+void MPIDI_FTDEV_test_replay_keep_datagram(int to, const void *datagram, size_t len)
+{
+    const MPIDI_FTDEV_hb_msg_t *m = datagram, *kept;
+    if (!replay_on() || to >= MPIDI_FTDEV_global.world.num_pids)
+        return;
+    kept = (const MPIDI_FTDEV_hb_msg_t *) datagram_to_pid[to].bytes;
+    if ((m->kind == HB_FAILED && m->about == to) || datagram_to_pid[to].len == 0 ||
+        kept->kind != HB_FAILED)
+        keep(&datagram_to_pid[to], datagram, len);
+}
+
+void MPIDI_FTDEV_test_replay_to_replacement(int pid)
+{
+    if (!replay_on())
+        return;
+    send_copy(pid, &last_sent_to_pid[pid]);
+    const kept_t *k = &datagram_to_pid[pid];
+    MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peers.hb[pid];
+    struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
+    if (k->len && c.port) {
+        ssize_t n = sendto(MPIDI_FTDEV_hb.sock, k->bytes, k->len, MSG_DONTWAIT,
+                           (struct sockaddr *) &to, sizeof(to));
+        MPID_FT_TRACE("test point replay: a datagram declaring %d failed sent again to its "
+                      "replacement: %s", pid, n > 0 ? "sent" : "not sent");
+    }
 }
 
 #endif /* HAVE_FT_TEST_POINTS */

@@ -15,9 +15,18 @@ int MPIDI_FTDEV_fault_injection_init(void);
 extern int MPIDI_FTDEV_test_deaf;
 void MPIDI_FTDEV_test_deaf_after(int dead);
 #define MPIDI_FTDEV_TEST_DEAF() unlikely(MPIDI_FTDEV_test_deaf)
+/* The point "replay": a sealed control message (len bytes: its header,
+ * then the message) was sent to `to`; a sealed heartbeat datagram was sent
+ * to `to`; process `pid` was replaced, its replacement installed. */
+void MPIDI_FTDEV_test_replay_sent(int to, const void *sealed, size_t len);
+void MPIDI_FTDEV_test_replay_keep_datagram(int to, const void *datagram, size_t len);
+void MPIDI_FTDEV_test_replay_to_replacement(int pid);
 #else
 #define MPIDI_FTDEV_test_deaf_after(dead) ((void) 0)
 #define MPIDI_FTDEV_TEST_DEAF() 0
+#define MPIDI_FTDEV_test_replay_sent(to, sealed, len) ((void) 0)
+#define MPIDI_FTDEV_test_replay_keep_datagram(to, datagram, len) ((void) 0)
+#define MPIDI_FTDEV_test_replay_to_replacement(pid) ((void) 0)
 #endif
 
 #endif /* FTDEV_TEST_POINT_H_INCLUDED */

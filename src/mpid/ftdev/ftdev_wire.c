@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sodium.h>
 
-_Static_assert(sizeof(MPIDI_FTDEV_hb_msg_t) == 48, "heartbeat datagram layout");
+_Static_assert(sizeof(MPIDI_FTDEV_hb_msg_t) == 56, "heartbeat datagram layout");
 _Static_assert(sizeof(MPIDI_FTDEV_ctrl_head_t) == 16, "control header layout");
-_Static_assert(sizeof(MPIDI_FTDEV_ctrl_msg_t) == 16, "control message layout");
+_Static_assert(sizeof(MPIDI_FTDEV_ctrl_msg_t) == 40, "control message layout");
 _Static_assert(MPIDI_FTDEV_MAC_BYTES == crypto_shorthash_siphashx24_BYTES, "MAC length");
 _Static_assert(MPIDI_FTDEV_MAC_KEY_BYTES == crypto_shorthash_siphashx24_KEYBYTES &&
                MPIDI_FTDEV_MAC_KEY_BYTES >= crypto_kdf_BYTES_MIN, "MAC key length");
@@ -100,7 +100,7 @@ static const char *hb_fields_wrong(const MPIDI_FTDEV_hb_msg_t * m, int num_pids)
 
 MPIDI_FTDEV_hb_verdict_t MPIDI_FTDEV_hb_open(const void *buf, size_t len,
                                              const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES],
-                                             int num_pids,
+                                             int my_pid, int32_t my_ospid, int num_pids,
                                              const MPIDI_FTDEV_hb_contact_t * contacts,
                                              MPIDI_FTDEV_replay_window_t * windows,
                                              MPIDI_FTDEV_hb_msg_t * out, const char **why)
@@ -123,11 +123,16 @@ MPIDI_FTDEV_hb_verdict_t MPIDI_FTDEV_hb_open(const void *buf, size_t len,
     }
     if (m.from_ospid != contacts[m.from].ospid)
         return HB_STALE;
+    if (m.to != my_pid || m.to_ospid != my_ospid) {
+        *why = m.to != my_pid ? "meant for another process" :
+            "meant for the process this one replaced";
+        return HB_REJECTED;
+    }
     if ((*why = hb_fields_wrong(&m, num_pids)) != NULL)
         return HB_REJECTED;
     MPIDI_FTDEV_replay_window_t *w = &windows[m.from];
-    if (w->ospid != m.from_ospid)
-        *w = (MPIDI_FTDEV_replay_window_t) {.ospid = m.from_ospid };
+    if (w->incarnation != m.from_ospid)
+        *w = (MPIDI_FTDEV_replay_window_t) {.incarnation = m.from_ospid };
     if (!first_sight(w, m.counter)) {
         *why = "replayed";
         return HB_REJECTED;
@@ -176,6 +181,24 @@ const char *MPIDI_FTDEV_ctrl_check(uint32_t type, int32_t about, size_t len, int
         default:
             return "control message of an unknown type";
     }
+}
+
+const char *MPIDI_FTDEV_ctrl_fresh(const MPIDI_FTDEV_ctrl_msg_t * msg, int32_t my_tag_pid,
+                                   uint32_t my_birth, int from_this_world,
+                                   MPIDI_FTDEV_replay_window_t * w)
+{
+    if (msg->to != my_tag_pid)
+        return "control message meant for another process";
+    /* another world counts its own epochs */
+    if (from_this_world && msg->epoch < my_birth)
+        return "control message meant for the process this one replaced";
+    if (msg->from_birth < w->incarnation)
+        return "control message of a process since replaced";
+    if (msg->from_birth > w->incarnation)
+        *w = (MPIDI_FTDEV_replay_window_t) {.incarnation = msg->from_birth };
+    if (!first_sight(w, msg->counter))
+        return "replayed control message";
+    return NULL;
 }
 
 const char *MPIDI_FTDEV_ctrl_open(const void *header, size_t header_len, const void *data,

@@ -74,15 +74,21 @@ typedef struct {
                                  * or minus one whose answer could not be written yet;
                                  * HB_VERIFY, HB_VERDICT: the suspect */
     int32_t state;              /* HB_VERDICT: its proc_condition_t */
+    int32_t to;                 /* the recipient's process id */
+    int32_t to_ospid;           /* and its operating-system process id, as the sender
+                                 * knows it: a replacement takes nothing meant for the
+                                 * process it replaces */
     uint64_t counter;           /* the sender's datagrams, counted from 1 */
     uint8_t mac[MPIDI_FTDEV_MAC_BYTES]; /* of everything above */
 } MPIDI_FTDEV_hb_msg_t;
 
-/* Which datagrams of one sender were seen: the highest counter and a bit
- * for each of the 64 below it (a replay, or a datagram older than that,
- * is dropped; datagrams may arrive out of order within the window). */
+/* Which messages of one sender were seen: the highest counter and a bit
+ * for each of the 64 below it (a replay, or a message older than that, is
+ * dropped; messages may arrive out of order within the window). */
 typedef struct {
-    int32_t ospid;              /* the sender these counters are of */
+    int64_t incarnation;        /* the sender these counters are of: its operating-system
+                                 * process id (heartbeats), the epoch it joined in
+                                 * (control messages) */
     uint64_t top;
     uint64_t seen;
 } MPIDI_FTDEV_replay_window_t;
@@ -96,14 +102,15 @@ typedef enum {
 /* Fills in the MAC of m (its other fields set). */
 void MPIDI_FTDEV_hb_seal(MPIDI_FTDEV_hb_msg_t * m, const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES]);
 
-/* Opens a datagram of len bytes received on a heartbeat socket.
- * contacts[p] is process p's heartbeat contact now (num_pids of them),
- * whose ospid names the process that may speak for p; windows[p] its
- * replay window, advanced when the datagram is opened. *why says what was
- * wrong with a rejected one. */
+/* Opens a datagram of len bytes received on a heartbeat socket by process
+ * my_pid (operating-system process id my_ospid). contacts[p] is process
+ * p's heartbeat contact now (num_pids of them), whose ospid names the
+ * process that may speak for p; windows[p] its replay window, advanced
+ * when the datagram is opened. *why says what was wrong with a rejected
+ * one. */
 MPIDI_FTDEV_hb_verdict_t MPIDI_FTDEV_hb_open(const void *buf, size_t len,
                                              const uint8_t key[MPIDI_FTDEV_MAC_KEY_BYTES],
-                                             int num_pids,
+                                             int my_pid, int32_t my_ospid, int num_pids,
                                              const MPIDI_FTDEV_hb_contact_t * contacts,
                                              MPIDI_FTDEV_replay_window_t * windows,
                                              MPIDI_FTDEV_hb_msg_t * out, const char **why);
@@ -116,6 +123,11 @@ typedef struct {
     int32_t from;               /* the sender's tag pid */
     uint32_t hops;              /* the chain length of the protocol's messages that led
                                  * to this one (ftdev_counters.c) */
+    int32_t to;                 /* the recipient's tag pid */
+    uint32_t epoch;             /* the sender's recovery epoch when it sent */
+    uint32_t from_birth;        /* the epoch the sender joined in (0: the job's start) */
+    uint32_t reserved;          /* 0 */
+    uint64_t counter;           /* the sender's messages to `to`, counted from 1 */
 } MPIDI_FTDEV_ctrl_msg_t;
 
 enum {
@@ -153,6 +165,15 @@ const char *MPIDI_FTDEV_ctrl_open(const void *header, size_t header_len, const v
  * owner; else what is wrong. */
 const char *MPIDI_FTDEV_ctrl_check(uint32_t type, int32_t about, size_t len, int num_pids,
                                    int from_this_world);
+
+/* Whether an opened message is new and meant for this process: addressed
+ * to my_tag_pid; from this world, sent in an epoch no older than my_birth
+ * (the one this process joined in: nothing meant for a process it
+ * replaced); from the sender's newest incarnation and not seen before
+ * (w, the sender's window, is advanced). NULL, or what is wrong. */
+const char *MPIDI_FTDEV_ctrl_fresh(const MPIDI_FTDEV_ctrl_msg_t * msg, int32_t my_tag_pid,
+                                   uint32_t my_birth, int from_this_world,
+                                   MPIDI_FTDEV_replay_window_t * w);
 
 /* ---- REBUILD's messages (MPIDI_FTDEV_CTRL_REBUILD) --------------------------------- */
 
