@@ -16,6 +16,7 @@
 #include "mpidimpl.h"
 #include "ftdev_impl.h"
 #include <signal.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include "ftdev_test_point.h"
@@ -90,55 +91,81 @@ void MPIDI_FTDEV_test_deaf_after(int dead)
  * could: it sends sealed control messages again, unchanged, to their
  * recipient and to another process, and to a replacement what was sent
  * to the process it replaces (test/ftmpi/scripts/replayed_messages.sh). */
-#define REPLAY_MAX_BYTES 512
-
 typedef struct {
     size_t len;                 /* 0: none kept */
-    char bytes[REPLAY_MAX_BYTES];
+    char *bytes;
 } kept_t;
 
 static int replaying = -1;
 static kept_t last_sent;
 static int last_sent_to = -1;
-/* per process of this world: the last control message sent to it, and
- * the last heartbeat datagram declaring it failed that it was sent */
-static kept_t *last_sent_to_pid, *datagram_to_pid;
+/* per process of this world: the last control message sent to it, and a
+ * heartbeat datagram it was sent (the heartbeat thread writes those: a
+ * copy of fixed size, no allocation) */
+static kept_t *last_sent_to_pid;
+static MPIDI_FTDEV_hb_msg_t *datagram_to_pid;
 
+/* the heartbeat thread may ask first */
 static int replay_on(void)
 {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if (__atomic_load_n(&replaying, __ATOMIC_ACQUIRE) >= 0)
+        return replaying;
+    pthread_mutex_lock(&lock);
     if (replaying < 0) {
-        int n = MPIDI_FTDEV_global.world.num_pids;
-        replaying = MPID_FT_test_point("replay", 1);
-        if (replaying) {
+        int n = MPIDI_FTDEV_global.world.num_pids, on = MPID_FT_test_point("replay", 1);
+        if (on) {
             last_sent_to_pid = MPL_calloc(n, sizeof(kept_t), MPL_MEM_OTHER);
-            datagram_to_pid = MPL_calloc(n, sizeof(kept_t), MPL_MEM_OTHER);
-            replaying = last_sent_to_pid && datagram_to_pid;
+            datagram_to_pid = MPL_calloc(n, sizeof(MPIDI_FTDEV_hb_msg_t), MPL_MEM_OTHER);
+            on = last_sent_to_pid && datagram_to_pid;
         }
+        __atomic_store_n(&replaying, on, __ATOMIC_RELEASE);
     }
+    pthread_mutex_unlock(&lock);
     return replaying;
 }
 
 static void keep(kept_t * k, const void *bytes, size_t len)
 {
-    k->len = len <= REPLAY_MAX_BYTES ? len : 0;
-    if (k->len)
-        memcpy(k->bytes, bytes, len);
+    char *copy = MPL_realloc(k->bytes, len, MPL_MEM_OTHER);
+    k->len = copy ? len : 0;
+    if (copy) {
+        memcpy(copy, bytes, len);
+        k->bytes = copy;
+    }
 }
 
+static void copy_sent(void *request, ucs_status_t status, void *user_data)
+{
+    MPL_free(user_data);
+}
+
+/* from a copy of its own: UCX may keep it past this call (a large one) */
 static void send_copy(int to, const kept_t * k)
 {
     ucp_ep_h ep = MPIDI_FTDEV_AV(MPIDI_FTDEV_peer_av(to)).ep;
     size_t head = sizeof(MPIDI_FTDEV_ctrl_head_t);
-    ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
-        .flags = UCP_AM_SEND_FLAG_EAGER,
-    };
-    if (ep == NULL || k->len == 0)
+    char *copy;
+    if (ep == NULL || k->len == 0 || (copy = MPL_malloc(k->len, MPL_MEM_OTHER)) == NULL)
         return;
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, k->bytes, head,
-                                         k->bytes + head, k->len - head, &param);
-    MPID_FT_TRACE("test point replay: a control message sent again to %d: %s", to,
-                  UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : "sent");
+    memcpy(copy, k->bytes, k->len);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
+            UCP_OP_ATTR_FIELD_USER_DATA,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = copy_sent,
+        .user_data = copy,
+    };
+    const MPIDI_FTDEV_ctrl_msg_t *m = (const MPIDI_FTDEV_ctrl_msg_t *) (copy + head);
+    MPID_FT_TRACE("test point replay: a control message (type %u, to tag pid %d, epoch %u, "
+                  "counter %llu) sent again to %d", m->type, m->to, m->epoch,
+                  (unsigned long long) m->counter, to);
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, MPIDI_FTDEV_AM_CONTROL, copy, head, copy + head,
+                                         k->len - head, &param);
+    if (UCS_PTR_IS_PTR(r))
+        ucp_request_release(r);
+    else
+        MPL_free(copy);
 }
 
 void MPIDI_FTDEV_test_replay_sent(int to, const void *sealed, size_t len)
@@ -146,10 +173,9 @@ void MPIDI_FTDEV_test_replay_sent(int to, const void *sealed, size_t len)
     if (!replay_on())
         return;
     if (last_sent_to >= 0) {
-        kept_t previous = last_sent;
-        send_copy(last_sent_to, &previous);
+        send_copy(last_sent_to, &last_sent);
         if (to != last_sent_to)
-            send_copy(to, &previous);
+            send_copy(to, &last_sent);
     }
     keep(&last_sent, sealed, len);
     last_sent_to = to;
@@ -162,13 +188,13 @@ void MPIDI_FTDEV_test_replay_sent(int to, const void *sealed, size_t len)
  * else the last it was sent */
 void MPIDI_FTDEV_test_replay_keep_datagram(int to, const void *datagram, size_t len)
 {
-    const MPIDI_FTDEV_hb_msg_t *m = datagram, *kept;
-    if (!replay_on() || to >= MPIDI_FTDEV_global.world.num_pids)
+    const MPIDI_FTDEV_hb_msg_t *m = datagram;
+    MPIDI_FTDEV_hb_msg_t *kept;
+    if (!replay_on() || to >= MPIDI_FTDEV_global.world.num_pids || len != sizeof(*m))
         return;
-    kept = (const MPIDI_FTDEV_hb_msg_t *) datagram_to_pid[to].bytes;
-    if ((m->kind == HB_FAILED && m->about == to) || datagram_to_pid[to].len == 0 ||
-        kept->kind != HB_FAILED)
-        keep(&datagram_to_pid[to], datagram, len);
+    kept = &datagram_to_pid[to];
+    if ((m->kind == HB_FAILED && m->about == to) || kept->kind != HB_FAILED)
+        *kept = *m;
 }
 
 void MPIDI_FTDEV_test_replay_to_replacement(int pid)
@@ -176,14 +202,14 @@ void MPIDI_FTDEV_test_replay_to_replacement(int pid)
     if (!replay_on())
         return;
     send_copy(pid, &last_sent_to_pid[pid]);
-    const kept_t *k = &datagram_to_pid[pid];
+    MPIDI_FTDEV_hb_msg_t kept = datagram_to_pid[pid];
     MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peers.hb[pid];
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
-    if (k->len && c.port) {
-        ssize_t n = sendto(MPIDI_FTDEV_hb.sock, k->bytes, k->len, MSG_DONTWAIT,
+    if (kept.kind != 0 && c.port) {
+        ssize_t n = sendto(MPIDI_FTDEV_hb.sock, &kept, sizeof(kept), MSG_DONTWAIT,
                            (struct sockaddr *) &to, sizeof(to));
-        MPID_FT_TRACE("test point replay: a datagram declaring %d failed sent again to its "
-                      "replacement: %s", pid, n > 0 ? "sent" : "not sent");
+        MPID_FT_TRACE("test point replay: the datagram kept for %d (kind %u) sent again to its "
+                      "replacement: %s", pid, kept.kind, n > 0 ? "sent" : "not sent");
     }
 }
 

@@ -10,7 +10,10 @@
 # went to the process replaced. Every copy must be dropped, and the job
 # must not notice:
 #   ulfm      a kill, then revocations, agreements and a shrink
-#   rebuild   a kill, a replacement that joins and finishes the run
+#   rebuild   process 1 killed, replaced, its replacement killed in a
+#             later round and replaced again (the process 0 talks to
+#             first on the heartbeat ring: it has datagrams and control
+#             messages of the process replaced to send again)
 # Each job ends with every expected process reporting No Errors and
 # mpiexec's status 0; the processes report the copies on stderr (control
 # messages: replayed, meant for another process, meant for the process
@@ -52,7 +55,7 @@ check_job ulfm $? "$tmp/ulfm.out" 3 "dropped a replayed control message" \
     "dropped a control message meant for another process"
 
 FTMPI_COMM_MODE=rebuild FTMPI_RECOVERY_MODE=manual MPIR_CVAR_FTMPI_TRACE_FILE=$tmp/trace.rebuild \
-    tagged_run 120 "$prefix/bin/mpiexec" -n 4 "$bin/ft_rebuild" 2 kill >"$tmp/rebuild.out" 2>&1
+    tagged_run 120 "$prefix/bin/mpiexec" -n 4 "$bin/ft_rebuild" 1:-:1 kill >"$tmp/rebuild.out" 2>&1
 check_job rebuild $? "$tmp/rebuild.out" 4 "dropped a replayed control message" \
     "dropped a control message meant for the process this one replaced" \
     "dropped a datagram meant for the process this one replaced"
