@@ -96,33 +96,34 @@ typedef struct {
     char *bytes;
 } kept_t;
 
-static int replaying = -1;
-static kept_t last_sent;
-static int last_sent_to = -1;
+static int replay_state = -1;
+static kept_t replay_last;
+static int replay_last_to = -1;
 /* per process of this world: the last control message sent to it, and a
  * heartbeat datagram it was sent (the heartbeat thread writes those: a
  * copy of fixed size, no allocation) */
-static kept_t *last_sent_to_pid;
-static MPIDI_FTDEV_hb_msg_t *datagram_to_pid;
+static kept_t *replay_to_pid;
+static MPIDI_FTDEV_hb_msg_t *replay_datagram_to_pid;
 
 /* the heartbeat thread may ask first */
+static pthread_mutex_t replay_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int replay_on(void)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    if (__atomic_load_n(&replaying, __ATOMIC_ACQUIRE) >= 0)
-        return replaying;
-    pthread_mutex_lock(&lock);
-    if (replaying < 0) {
+    if (__atomic_load_n(&replay_state, __ATOMIC_ACQUIRE) >= 0)
+        return replay_state;
+    pthread_mutex_lock(&replay_lock);
+    if (replay_state < 0) {
         int n = MPIDI_FTDEV_global.world.num_pids, on = MPID_FT_test_point("replay", 1);
         if (on) {
-            last_sent_to_pid = MPL_calloc(n, sizeof(kept_t), MPL_MEM_OTHER);
-            datagram_to_pid = MPL_calloc(n, sizeof(MPIDI_FTDEV_hb_msg_t), MPL_MEM_OTHER);
-            on = last_sent_to_pid && datagram_to_pid;
+            replay_to_pid = MPL_calloc(n, sizeof(kept_t), MPL_MEM_OTHER);
+            replay_datagram_to_pid = MPL_calloc(n, sizeof(MPIDI_FTDEV_hb_msg_t), MPL_MEM_OTHER);
+            on = replay_to_pid && replay_datagram_to_pid;
         }
-        __atomic_store_n(&replaying, on, __ATOMIC_RELEASE);
+        __atomic_store_n(&replay_state, on, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&lock);
-    return replaying;
+    pthread_mutex_unlock(&replay_lock);
+    return replay_state;
 }
 
 static void keep(kept_t * k, const void *bytes, size_t len)
@@ -172,15 +173,15 @@ void MPIDI_FTDEV_test_replay_sent(int to, const void *sealed, size_t len)
 {
     if (!replay_on())
         return;
-    if (last_sent_to >= 0) {
-        send_copy(last_sent_to, &last_sent);
-        if (to != last_sent_to)
-            send_copy(to, &last_sent);
+    if (replay_last_to >= 0) {
+        send_copy(replay_last_to, &replay_last);
+        if (to != replay_last_to)
+            send_copy(to, &replay_last);
     }
-    keep(&last_sent, sealed, len);
-    last_sent_to = to;
+    keep(&replay_last, sealed, len);
+    replay_last_to = to;
     if (to < MPIDI_FTDEV_global.world.num_pids)
-        keep(&last_sent_to_pid[to], sealed, len);
+        keep(&replay_to_pid[to], sealed, len);
 }
 
 /* the datagram kept for a process: one declaring it failed, if it was
@@ -192,7 +193,7 @@ void MPIDI_FTDEV_test_replay_keep_datagram(int to, const void *datagram, size_t 
     MPIDI_FTDEV_hb_msg_t *kept;
     if (!replay_on() || to >= MPIDI_FTDEV_global.world.num_pids || len != sizeof(*m))
         return;
-    kept = &datagram_to_pid[to];
+    kept = &replay_datagram_to_pid[to];
     if ((m->kind == HB_FAILED && m->about == to) || kept->kind != HB_FAILED)
         *kept = *m;
 }
@@ -201,8 +202,8 @@ void MPIDI_FTDEV_test_replay_to_replacement(int pid)
 {
     if (!replay_on())
         return;
-    send_copy(pid, &last_sent_to_pid[pid]);
-    MPIDI_FTDEV_hb_msg_t kept = datagram_to_pid[pid];
+    send_copy(pid, &replay_to_pid[pid]);
+    MPIDI_FTDEV_hb_msg_t kept = replay_datagram_to_pid[pid];
     MPIDI_FTDEV_hb_contact_t c = MPIDI_FTDEV_global.peers.hb[pid];
     struct sockaddr_in to = {.sin_family = AF_INET,.sin_addr.s_addr = c.ip,.sin_port = c.port };
     if (kept.kind != 0 && c.port) {

@@ -12,10 +12,10 @@ set -u
 [ -n "${MPI_PREFIX_TEST_POINTS:-}" ] || { echo "no build with test points (MPI_PREFIX_TEST_POINTS)"; exit 77; }
 tp=$(cd "$MPI_PREFIX_TEST_POINTS" && pwd)
 [ "$tp" != "$prefix" ] || { echo "the build under test has the test points itself"; exit 77; }
-# the test points' own symbols (mpid_ft.h, ftdev_test_point.h and .c,
-# ftmpi_coll_atomic.c), and the configure line that MPICH records (which
-# names --enable-ft-test-points)
-allowed='^(MPID_FT_test_point|MPID_FT_test_death|MPIDI_FTDEV_test_deaf|MPIDI_FTDEV_test_deaf_after|progress_for|known_points|wanted|MPII_Version_configure)$'
+# the test points' own symbols (mpid_ft.h, ftdev_test_point.h and .c, its
+# replay point's replay_*, ftmpi_coll_atomic.c), and the configure line
+# that MPICH records (which names --enable-ft-test-points)
+allowed='^(MPID_FT_test_point|MPID_FT_test_death|MPIDI_FTDEV_test_deaf|MPIDI_FTDEV_test_deaf_after|MPIDI_FTDEV_test_replay_[a-z_]*|replay_[a-z_]*|progress_for|known_points|wanted|MPII_Version_configure)$'
 # library -> "name size" of its global functions (no size: their code may
 # differ) and of every data object, sorted; a static's compiler suffix
 # (.0, .lto_priv...) is left out
