@@ -40,20 +40,19 @@ static void tell_sent(int to, const MPIDI_FTDEV_ctrl_msg_t * msg, size_t len)
 static uint64_t *num_sent_to;
 static MPIDI_FTDEV_replay_window_t *windows;
 
-static int have_tables(void)
+int MPIDI_FTDEV_ctrl_init(void)
 {
-    if (windows == NULL) {
-        int n = MPIDI_FTDEV_global.world.pid_capacity;
-        num_sent_to = MPL_calloc(n, sizeof(*num_sent_to), MPL_MEM_OTHER);
-        windows = MPL_calloc(n, sizeof(*windows), MPL_MEM_OTHER);
-        if (num_sent_to == NULL || windows == NULL) {
-            MPL_free(num_sent_to);
-            MPL_free(windows);
-            num_sent_to = NULL;
-            windows = NULL;
-        }
-    }
-    return windows != NULL;
+    int mpi_errno = MPI_SUCCESS;
+    int n = MPIDI_FTDEV_global.world.pid_capacity;
+    num_sent_to = MPL_calloc(n, sizeof(*num_sent_to), MPL_MEM_OTHER);
+    windows = MPL_calloc(n, sizeof(*windows), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP(num_sent_to == NULL || windows == NULL, mpi_errno, MPI_ERR_OTHER,
+                        "**nomem");
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPIDI_FTDEV_ctrl_finalize();
+    goto fn_exit;
 }
 
 void MPIDI_FTDEV_ctrl_finalize(void)
@@ -157,7 +156,7 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
         MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
     ucs_status_ptr_t r;
 
-    MPIR_ERR_CHKANDJUMP(out == NULL || !have_tables(), mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_ERR_CHKANDJUMP(out == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
     out->to = to;
     out->len = len;
     out->msg.type = type;
@@ -183,8 +182,6 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
         MPIDI_FTDEV_ctrl_seal(&out->head, &out->msg, sizeof(out->msg) + len,
                               MPIDI_FTDEV_keys.control);
         r = am_send(ep, out, out == &on_stack.out);
-        if (!UCS_PTR_IS_ERR(r))
-            MPIDI_FTDEV_test_replay_sent(to, &out->head, sizeof(out->head) + sizeof(out->msg) + len);
         if (r == UCS_STATUS_PTR(UCS_ERR_NO_RESOURCE) && out == &on_stack.out) {
             out = MPL_malloc(sizeof(*out) + len, MPL_MEM_OTHER);
             if (out == NULL) {
@@ -195,6 +192,8 @@ int MPIDI_FTDEV_send_ctrl(int to, int type, int about, const void *payload, size
                 r = am_send(ep, out, 0);
             }
         }
+        if (!UCS_PTR_IS_ERR(r))
+            MPIDI_FTDEV_test_replay_sent(to, &out->head, sizeof(out->head) + sizeof(out->msg) + len);
     }
     if (r == NULL) {
         tell_sent(to, &out->msg, len);
@@ -281,9 +280,8 @@ ucs_status_t MPIDI_FTDEV_ctrl_recv_cb(void *arg, const void *header, size_t head
     if (wrong == NULL && owner[msg.type].handler == NULL)
         wrong = "control message of a type nobody handles";
     if (wrong == NULL)
-        wrong = !have_tables() ? "control message (out of memory for its window)" :
-            MPIDI_FTDEV_ctrl_fresh(&msg, MPIDI_FTDEV_global.world.my_tag_pid, birth_epoch(),
-                                   from < MPIDI_FTDEV_global.world.num_pids, &windows[from]);
+        wrong = MPIDI_FTDEV_ctrl_fresh(&msg, MPIDI_FTDEV_global.world.my_tag_pid, birth_epoch(),
+                                       from < MPIDI_FTDEV_global.world.num_pids, &windows[from]);
     if (wrong)
         return bad_message(msg.from, wrong);
     MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_of(msg.type, msg.pid), length, msg.hops);

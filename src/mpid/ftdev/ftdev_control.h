@@ -46,7 +46,9 @@ int MPIDI_FTDEV_ctrl_flush(int type);
  * comm is NULL), for news that every process must hear. */
 void MPIDI_FTDEV_tell_neighbours(int n, int me, MPIR_Comm * comm, int type, int about);
 
-/* Frees the channel's tables of counters and windows (MPI_Finalize). */
+/* Makes and frees the channel's tables of counters and windows, one entry
+ * per process id (MPI_Init, once the tag layout is set; MPI_Finalize). */
+int MPIDI_FTDEV_ctrl_init(void);
 void MPIDI_FTDEV_ctrl_finalize(void);
 
 /* UCX's receive callback of the channel (registered by ftdev_init.c). */

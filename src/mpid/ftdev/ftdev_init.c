@@ -260,6 +260,8 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     for (int i = 0; i < capacity; i++)
         MPIDI_FTDEV_global.world.pid_of_foreign_tag_pid[i] = -1;
     MPIDI_FTDEV_global.world.num_foreign = 0;
+    mpi_errno = MPIDI_FTDEV_ctrl_init();
+    MPIR_ERR_CHECK(mpi_errno);
 
     *tag_bits = MPIDI_FTDEV_global.tag.bits;
     /* processes of this node may die: finalize must not wait for them */
