@@ -7,8 +7,9 @@
 #   make demo         build if needed, run the demo
 #   make deb          the Debian package of the installation (ft-mpich_VERSION_ARCH.deb)
 #   make bench        build if needed, build stock ch4:ucx too, compare them side by side
+#   make stock        MPICH as normally built (ch4:ofi, POSIX shared memory), into ./install-stock
 #   make peer         Open MPI 5 with ULFM from Debian's source package, into ./install-peer
-#   make bench-peer   FT-MPICH, Open MPI with ULFM and stock MPICH side by side, 2 processes
+#   make bench-peer   FT-MPICH, Open MPI with ULFM and MPICH as normally built side by side, 2 processes
 #   make check-mpich  MPICH's test suite, ftdev against stock ch4:ucx (over an hour)
 #   make check-mpich-ft  MPICH's ULFM tests (test/mpi/ft) on ftdev
 #   make fuzz         the fuzz targets of test/fuzz under libFuzzer, FUZZ_SECONDS each
@@ -24,6 +25,8 @@ BUILD     := $(TOP)/build
 TREE      := $(BUILD)/mpich-4.0.2
 STOCK_BUILD  := $(TOP)/build-stock
 STOCK_PREFIX := $(TOP)/install-stock
+STOCK_UCX_BUILD  := $(TOP)/build-stock-ucx
+STOCK_UCX_PREFIX := $(TOP)/install-stock-ucx
 PEER_BUILD   := $(TOP)/build-peer
 PEER_PREFIX  := $(TOP)/install-peer
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -52,13 +55,21 @@ DEB     := $(TOP)/ft-mpich_$(VERSION)_$(shell dpkg-architecture -qDEB_HOST_ARCH 
 COMMON_CONFIGURE := --with-ch4-shmmods=none --with-datatype-engine=dataloop \
                     --disable-doc \
                     --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
-# The stock reference build: MPICH as it is normally built, the
-# shared-memory modules left to configure (the other options as ftdev's).
-# For ch4:ucx MPICH 4.0.2's configure then takes none: UCX carries the
-# messages within a node too (its src/mpid/ch4/subconfigure.m4: ucx does
-# not handle MPI_ANY_SOURCE receives with a shared-memory module beside it).
+# Two stock references from the same tarball, the other options as
+# ftdev's. `stock` is MPICH as it is normally built: configure's default
+# device, ch4:ofi, over the libfabric the tarball bundles (Debian's
+# libfabric.pc names static libraries of RDMA stacks that MPICH's
+# configure adds to every link), with its default POSIX shared-memory
+# module carrying every message within a node.
+# `stock-ucx` is ch4:ucx with configure's defaults, which for ch4:ucx
+# in MPICH 4.0.2 means no shared-memory module (its
+# src/mpid/ch4/subconfigure.m4: ucx does not handle MPI_ANY_SOURCE
+# receives with one beside it): FT-MPICH's own transport, so the cost of
+# fault tolerance alone.
 STOCK_CONFIGURE := --with-datatype-engine=dataloop --disable-doc \
-                   --enable-fast=O2 --enable-g=dbg --with-ucx=/usr --with-hwloc=/usr
+                   --enable-fast=O2 --enable-g=dbg --with-hwloc=/usr
+STOCK_ARGS      := --with-device=ch4:ofi --with-libfabric=embedded $(STOCK_CONFIGURE)
+STOCK_UCX_ARGS  := --with-device=ch4:ucx --with-ucx=/usr $(STOCK_CONFIGURE)
 # What users install: make, demo, bench and soak build it, and make check
 # tests it. The tests' fault-injection points (FTMPI_TEST_POINT) are
 # compiled into a build of their own (./install-tp, its tree in build-tp),
@@ -80,7 +91,7 @@ COMPILERS       := CC=gcc CXX=g++ FC=gfortran F77=gfortran \
 BUILD_PATH      = $(if $(wildcard /usr/lib/ccache/gcc),/usr/lib/ccache:)$(PATH)
 
 .PHONY: all deps bench-deps peer-deps check-deps deb deb-deps fuzz-deps tree configure build install toolkit test-points check test-ftmpi \
-        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock peer bench-peer soak \
+        check-mpich-smoke check-mpich check-mpich-ft check-mpich-stored demo bench stock stock-ucx peer bench-peer soak \
         fuzz check-asan clean distclean
 
 all: install
@@ -238,25 +249,32 @@ check-mpich-smoke: install
 demo: install
 	@MPI_PREFIX=$(PREFIX) examples/run-demo.sh
 
-# Stock MPICH from the same tarball: ch4:ucx with configure's defaults
-# (STOCK_CONFIGURE); rebuilt when it was configured otherwise.
-stock: tree
-	@args='$(COMPILERS) --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(STOCK_CONFIGURE)'; \
-	if [ ! -x $(STOCK_PREFIX)/bin/mpiexec ] || [ "$$(cat $(STOCK_BUILD)/.configured 2>/dev/null)" != "$$args" ]; then \
-	    echo "building stock MPICH ch4:ucx for comparison (log: build-stock/build.log)"; \
-	    rm -rf $(STOCK_BUILD) && mkdir -p $(STOCK_BUILD) && \
-	    tar -xf "$$(cat $(BUILD)/.tarball)" -C $(STOCK_BUILD) && \
-	    (cd $(STOCK_BUILD)/mpich-4.0.2 && \
+# $(call build_stock,BUILD_DIR,PREFIX,CONFIGURE_ARGS,NAME): MPICH from the
+# same tarball, unpatched; rebuilt when it was configured otherwise.
+define build_stock
+	@args='$(COMPILERS) --prefix=$(2) $(3)'; \
+	if [ ! -x $(2)/bin/mpiexec ] || [ "$$(cat $(1)/.configured 2>/dev/null)" != "$$args" ]; then \
+	    echo "building $(4) for comparison (log: $(notdir $(1))/build.log)"; \
+	    rm -rf $(1) && mkdir -p $(1) && \
+	    tar -xf "$$(cat $(BUILD)/.tarball)" -C $(1) && \
+	    (cd $(1)/mpich-4.0.2 && \
 	     export PATH="$(BUILD_PATH)" && \
-	     ./configure $(COMPILERS) --prefix=$(STOCK_PREFIX) --with-device=ch4:ucx $(STOCK_CONFIGURE) && \
-	     $(MAKE) -j$(JOBS) && $(MAKE) install) >$(STOCK_BUILD)/build.log 2>&1 || \
-	        { echo "make: stock build failed (see build-stock/build.log)" >&2; exit 1; }; \
-	    echo "$$args" >$(STOCK_BUILD)/.configured; \
+	     ./configure $$args && \
+	     $(MAKE) -j$(JOBS) && $(MAKE) install) >$(1)/build.log 2>&1 || \
+	        { echo "make: the $(4) build failed (see $(notdir $(1))/build.log)" >&2; exit 1; }; \
+	    echo "$$args" >$(1)/.configured; \
 	fi
+endef
+
+stock: tree
+	$(call build_stock,$(STOCK_BUILD),$(STOCK_PREFIX),$(STOCK_ARGS),stock MPICH (ch4:ofi + POSIX shared memory))
+
+stock-ucx: tree
+	$(call build_stock,$(STOCK_UCX_BUILD),$(STOCK_UCX_PREFIX),$(STOCK_UCX_ARGS),stock MPICH ch4:ucx)
 
 # BENCH_MAX_NP, BENCH_PARTS, BENCH_ROUNDS, BENCH_RUNS: see bench/run-bench.sh
-bench: install stock bench-deps
-	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_PREFIX) bench/run-bench.sh
+bench: install stock-ucx bench-deps
+	@FTDEV_PREFIX=$(PREFIX) STOCK_PREFIX=$(STOCK_UCX_PREFIX) bench/run-bench.sh
 
 # The fault-tolerant peer: Open MPI 5.0.7 with ULFM (its bundled PMIx and
 # PRRTE; hwloc and libevent from Debian), built from the upstream tarball
@@ -281,8 +299,8 @@ bench-peer: install stock peer bench-deps
 check-mpich-ft: install
 	@MPI_PREFIX=$(PREFIX) test/mpich/run-mpich-tests.sh --ft
 
-check-mpich: install stock
-	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_PREFIX)
+check-mpich: install stock-ucx
+	@test/mpich/compare-mpich-tests.sh $(PREFIX) $(STOCK_UCX_PREFIX)
 
 # The same against stock results stored earlier (STOCK_RESULTS=DIR: a copy of
 # build/mpich-compare/stock from an earlier make check-mpich).
@@ -335,6 +353,6 @@ clean:
 	rm -rf test/ftmpi/bin bench/bin examples/bin
 
 distclean:
-	rm -rf $(BUILD) $(STOCK_BUILD) $(ASAN_BUILD) $(TP_BUILD) $(PREFIX) $(STOCK_PREFIX) \
+	rm -rf $(BUILD) $(STOCK_BUILD) $(STOCK_UCX_BUILD) $(ASAN_BUILD) $(TP_BUILD) $(PREFIX) $(STOCK_PREFIX) $(STOCK_UCX_PREFIX) \
 	    $(ASAN_PREFIX) $(TP_PREFIX) $(PEER_BUILD) $(PEER_PREFIX) \
 	    test/ftmpi/bin bench/bin examples/bin

@@ -3,7 +3,7 @@
 # FT-MPICH benchmarks (`make bench`): every part below in turn, then one
 # summary and a plot of recovery time against process count.
 #
-#   FTDEV_PREFIX=install STOCK_PREFIX=install-stock bench/run-bench.sh
+#   FTDEV_PREFIX=install STOCK_PREFIX=install-stock-ucx bench/run-bench.sh
 #
 #   part       what                                              processes
 #   pingpong   ping-pong latency/bandwidth, ftdev against stock  2

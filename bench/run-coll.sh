@@ -5,8 +5,8 @@
 # side by side:
 #   atomic     ftdev, FTMPI_COLL_MODE=atomic     (FTDEV_PREFIX, default ./install)
 #   nonatomic  ftdev, FTMPI_COLL_MODE=nonatomic
-#   stock      stock ch4:ucx                     (STOCK_PREFIX, default ./install-stock;
-#              left out with a note if it is not built: make stock)
+#   stock      stock ch4:ucx                     (STOCK_PREFIX, default ./install-stock-ucx;
+#              left out with a note if it is not built: make stock-ucx)
 # at 2, 4, 8, ... processes, never more than this machine has cores
 # (BENCH_COLL_NPS="2 4" overrides the list; counts above the core count are
 # then labelled oversubscribed). The configurations alternate within each
@@ -22,7 +22,7 @@
 set -euo pipefail
 . "$(dirname "$0")/bench-common.bash"
 bench_setup coll
-stock=$(cd "${STOCK_PREFIX:-$top/install-stock}" 2>/dev/null && pwd) || stock=
+stock=$(cd "${STOCK_PREFIX:-$top/install-stock-ucx}" 2>/dev/null && pwd) || stock=
 rounds=${BENCH_ROUNDS:-5}
 trials=${BENCH_TRIALS:-5}
 budget=${BENCH_COLL_BUDGET:-40}
@@ -43,7 +43,7 @@ if [ -n "$stock" ] && [ -x "$stock/bin/mpicc" ]; then
     bench_build coll "$stock" -stock
     configs="$configs stock"
 else
-    echo "note: no stock MPICH at ${STOCK_PREFIX:-$top/install-stock} (make stock);" \
+    echo "note: no stock MPICH at ${STOCK_PREFIX:-$top/install-stock-ucx} (make stock-ucx);" \
         "atomic against nonatomic only" | tee -a "$table"
 fi
 if [ -z "$nps" ]; then

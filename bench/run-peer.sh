@@ -13,7 +13,8 @@
 #          (default self,sm,tcp: shared memory between the processes of one
 #          launch; a spawned process is reached over TCP, sm,self cannot
 #          reach it; PEER_BTL=self,tcp measures TCP alone)
-#   stock  stock MPICH 4.0.2 ch4:ucx (STOCK_PREFIX, default ./install-stock,
+#   stock  MPICH 4.0.2 as normally built: ch4:ofi with its POSIX
+#          shared-memory module (STOCK_PREFIX, default ./install-stock,
 #          make stock); no ULFM in ch4 (its MPIX_Comm_agree aborts), so only
 #          ping-pong, the collectives and the Jacobi without failure
 # Rows:
@@ -224,7 +225,7 @@ transport_of() { # library
     case $1 in
         ftdev)
             # ftdev leaves one of UCX's two shared-memory transports out
-            # unless UCX_TLS is set (src/mpid/ftdev/ftdev_init.c); which
+            # unless UCX_TLS is set (src/mpid/ftdev/ftdev_ucx_settings.c); which
             # one, the library's own string says
             local tls left
             left=$(grep -a -o -m 1 -E '\^(sysv|posix)' "${pfx[ftdev]}/lib/libmpi.so" 2>/dev/null | head -n 1 || true)
@@ -238,15 +239,19 @@ transport_of() { # library
                 *) echo "PML ob1, BTLs $peer_btl" ;;
             esac ;;
         stock)
-            # MPICH 4.0.2's configure takes no shared-memory module for
-            # ch4:ucx unless one is named (its default, auto, means none)
-            local conf shm
-            conf=$("${pfx[stock]}/bin/mpichversion" 2>/dev/null | grep '^MPICH configure:' || true)
-            shm=$(sed -n 's/.*--with-ch4-shmmods=\([^ ]*\).*/\1/p' <<<"$conf")
-            case ${shm:-auto} in
-                none | no | auto) echo "ch4:ucx over UCX $ucx, no ch4 shared-memory module" \
-                    "(--with-ch4-shmmods=${shm:-auto}): UCX's shared memory within the node" ;;
-                *) echo "ch4:ucx over UCX $ucx, ch4 shared-memory modules $shm within the node" ;;
+            # MPICH 4.0.2 adds its POSIX shared-memory module to ch4:ofi
+            # unless told otherwise, and none to ch4:ucx (its default,
+            # auto, means none there)
+            local info device shm
+            info=$("${pfx[stock]}/bin/mpichversion" 2>/dev/null || true)
+            device=$(awk '/^MPICH Device:/ { print $3; exit }' <<<"$info")
+            shm=$(sed -n 's/.*--with-ch4-shmmods=\([^ ]*\).*/\1/p' <<<"$info")
+            case $device:${shm:-auto} in
+                ch4:ucx:none | ch4:ucx:no | ch4:ucx:auto | *:none | *:no)
+                    echo "$device, no ch4 shared-memory module (--with-ch4-shmmods=${shm:-auto}):" \
+                        "the netmod carries messages within the node" ;;
+                *:auto) echo "$device, its default POSIX shared-memory module within the node" ;;
+                *) echo "$device, ch4 shared-memory modules $shm within the node" ;;
             esac ;;
     esac
 }

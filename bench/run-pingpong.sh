@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
 # FT-MPICH benchmark: ping-pong latency and bandwidth between 2 processes,
 # ch4:ftdev (FTDEV_PREFIX, default ./install) against stock ch4:ucx
-# (STOCK_PREFIX, default ./install-stock) from the same MPICH tarball, built
+# (STOCK_PREFIX, default ./install-stock-ucx) from the same MPICH tarball, built
 # as MPICH normally is (the Makefile's STOCK_CONFIGURE): for ch4:ucx its
 # configure takes no shared-memory module, so both builds send their
 # messages through UCX. Runs alternate between the builds
@@ -13,7 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/bench-common.bash"
 bench_setup pingpong
-stock=$(cd "${STOCK_PREFIX:-$top/install-stock}" 2>/dev/null && pwd) || stock=
+stock=$(cd "${STOCK_PREFIX:-$top/install-stock-ucx}" 2>/dev/null && pwd) || stock=
 rounds=${BENCH_ROUNDS:-5}
 trials=${BENCH_TRIALS:-5}
 builds=ftdev
@@ -22,7 +22,7 @@ if [ -n "$stock" ] && [ -x "$stock/bin/mpicc" ]; then
     bench_build pingpong "$stock" -stock
     builds="ftdev stock"
 else
-    echo "note: no stock MPICH at ${STOCK_PREFIX:-$top/install-stock} (make stock); ftdev alone" | tee -a "$table"
+    echo "note: no stock MPICH at ${STOCK_PREFIX:-$top/install-stock-ucx} (make stock-ucx); ftdev alone" | tee -a "$table"
 fi
 
 for r in $(seq "$rounds"); do
