@@ -14,24 +14,7 @@
 #include "mpiimpl.h"
 #include "ftmpi_recovery.h"
 #include "ftmpi_coll.h"
-
-/* One part of this process's output: count elements of dt at byte offset
- * `offset` from the receive buffer. */
-typedef struct {
-    MPI_Aint offset;
-    MPI_Aint count;
-    MPI_Datatype dt;
-} piece_t;
-
-typedef struct {
-    int n;
-    piece_t *pieces;
-    piece_t one;
-    /* the pieces hold this process's input, which the algorithm may also
-     * write into (a broadcast's root): they are copied in first, and their
-     * content needs no copy out */
-    int input;
-} output_t;
+#include "ftmpi_coll_output.h"
 
 /* The temporary buffer is kept between collectives: allocating (and for
  * large sizes mapping and faulting in) a new one each time would cost more
@@ -47,160 +30,6 @@ static void *temporary(size_t len)
         tmp_len = tmp_buf ? len : 0;
     }
     return tmp_buf;
-}
-
-static MPI_Aint extent_of(MPI_Datatype dt)
-{
-    MPI_Aint extent;
-    MPIR_Datatype_get_extent_macro(dt, extent);
-    return extent;
-}
-
-static void set_one(output_t * out, MPI_Aint count, MPI_Datatype dt)
-{
-    out->one = (piece_t) {.offset = 0,.count = count,.dt = dt };
-    out->pieces = &out->one;
-    out->n = count > 0;
-}
-
-/* One piece per rank: counts[i] elements at displs[i] (in elements of
- * dt; with types, in bytes and of types[i]). */
-static int set_per_rank(output_t * out, int size, const MPI_Aint * counts,
-                        const MPI_Aint * displs, MPI_Datatype dt, const MPI_Datatype * types)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    out->pieces = MPL_malloc(size * sizeof(piece_t), MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(out->pieces == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    out->n = 0;
-    for (int i = 0; i < size; i++) {
-        MPI_Datatype t = types ? types[i] : dt;
-        if (counts[i] == 0)
-            continue;
-        out->pieces[out->n++] = (piece_t) {
-        .offset = types ? displs[i] : displs[i] * extent_of(t),.count = counts[i],.dt = t};
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* What this process's part of c writes, and c rewritten so that an
- * MPI_IN_PLACE input comes from the user's receive buffer as a send
- * buffer (the receive buffer is about to be replaced by a temporary). */
-static int describe_output(MPIR_FTMPI_coll_t * c, output_t * out)
-{
-    int rank = c->comm->rank, size = c->comm->local_size;
-    int in_place = c->sendbuf == MPI_IN_PLACE, is_root = rank == c->root;
-
-    out->n = 0;
-    out->pieces = NULL;
-    out->input = 0;
-    switch (c->kind) {
-        case MPIR_FTMPI_BARRIER:
-            break;
-        case MPIR_FTMPI_BCAST:
-            /* the root's buffer is input, but MPICH's algorithms write
-             * into it too (scatter then allgather), and after a failure
-             * with what others forward */
-            set_one(out, c->recvcount, c->recvtype);
-            out->input = is_root;
-            break;
-        case MPIR_FTMPI_REDUCE:
-            if (!is_root)
-                break;
-            /* fallthrough */
-        case MPIR_FTMPI_ALLREDUCE:
-        case MPIR_FTMPI_SCAN:
-        case MPIR_FTMPI_EXSCAN:
-        case MPIR_FTMPI_REDUCE_SCATTER_BLOCK:
-        case MPIR_FTMPI_REDUCE_SCATTER:
-            if (in_place)
-                c->sendbuf = c->recvbuf;
-            set_one(out, c->recvcounts ? c->recvcounts[rank] : c->recvcount, c->recvtype);
-            break;
-        case MPIR_FTMPI_GATHER:
-            if (!is_root)
-                break;
-            /* fallthrough */
-        case MPIR_FTMPI_ALLGATHER:
-            if (in_place) {
-                c->sendbuf = (char *) c->recvbuf + rank * c->recvcount * extent_of(c->recvtype);
-                c->sendcount = c->recvcount;
-                c->sendtype = c->recvtype;
-            }
-            set_one(out, size * c->recvcount, c->recvtype);
-            break;
-        case MPIR_FTMPI_GATHERV:
-            if (!is_root)
-                break;
-            /* fallthrough */
-        case MPIR_FTMPI_ALLGATHERV:
-            if (in_place) {
-                c->sendbuf = (char *) c->recvbuf + c->rdispls[rank] * extent_of(c->recvtype);
-                c->sendcount = c->recvcounts[rank];
-                c->sendtype = c->recvtype;
-            }
-            return set_per_rank(out, size, c->recvcounts, c->rdispls, c->recvtype, NULL);
-        case MPIR_FTMPI_SCATTER:
-        case MPIR_FTMPI_SCATTERV:
-            /* an MPI_IN_PLACE root keeps its part where it is */
-            if (!(is_root && c->recvbuf == MPI_IN_PLACE))
-                set_one(out, c->recvcount, c->recvtype);
-            break;
-        case MPIR_FTMPI_ALLTOALL:
-            if (in_place) {
-                c->sendbuf = c->recvbuf;
-                c->sendcount = c->recvcount;
-                c->sendtype = c->recvtype;
-            }
-            set_one(out, size * c->recvcount, c->recvtype);
-            break;
-        case MPIR_FTMPI_ALLTOALLV:
-        case MPIR_FTMPI_ALLTOALLW:
-            if (in_place) {
-                c->sendbuf = c->recvbuf;
-                c->sendcounts = c->recvcounts;
-                c->sdispls = c->rdispls;
-                c->sendtype = c->recvtype;
-                c->sendtypes = c->recvtypes;
-            }
-            return set_per_rank(out, size, c->recvcounts, c->rdispls, c->recvtype,
-                                c->kind == MPIR_FTMPI_ALLTOALLW ? c->recvtypes : NULL);
-    }
-    return MPI_SUCCESS;
-}
-
-/* The bytes the pieces span, relative to the receive buffer. */
-static void span(const output_t * out, MPI_Aint * lo, MPI_Aint * hi)
-{
-    *lo = *hi = 0;
-    for (int i = 0; i < out->n; i++) {
-        const piece_t *p = &out->pieces[i];
-        MPI_Aint extent = extent_of(p->dt), true_lb, true_extent;
-        MPIR_Type_get_true_extent_impl(p->dt, &true_lb, &true_extent);
-        MPI_Aint first = p->offset + true_lb + MPL_MIN(0, (p->count - 1) * extent);
-        MPI_Aint last = p->offset + true_lb + true_extent + MPL_MAX(0, (p->count - 1) * extent);
-        if (i == 0 || first < *lo)
-            *lo = first;
-        if (i == 0 || last > *hi)
-            *hi = last;
-    }
-}
-
-/* Copies the pieces from one buffer laid out like the receive buffer to
- * another. */
-static int copy_pieces(const output_t * out, const char *from, char *to)
-{
-    int mpi_errno = MPI_SUCCESS;
-    for (int i = 0; i < out->n && mpi_errno == MPI_SUCCESS; i++) {
-        const piece_t *p = &out->pieces[i];
-        mpi_errno = MPIR_Localcopy(from + p->offset, p->count, p->dt,
-                                   to + p->offset, p->count, p->dt);
-    }
-    return mpi_errno;
 }
 
 /* ---- test points ---------------------------------------------------------- */
@@ -397,7 +226,7 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
     op->instance = s->instance;
     op->seq = ++s->seq;
     op->number = ++atomic_calls;
-    mpi_errno = describe_output(&op->c, &op->out);
+    mpi_errno = MPII_FTMPI_output_describe(&op->c, &op->out);
     MPIR_ERR_CHECK(mpi_errno);
     op->is_shared = output_is_shared(op, &op->shared.len);
     op->binomial_bcast = runs_binomial_bcast(&op->c, !own_buffer);
@@ -406,7 +235,7 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
          * starts at the offset within a cache line of what it is copied
          * from and to (MPIR_FTMPI_co_aligned) */
         int in_place = op->out.input && op->binomial_bcast;
-        span(&op->out, &lo, &hi);
+        MPII_FTMPI_output_span(&op->out, &lo, &hi);
         size_t tmp_len = in_place ? 0 : hi - lo;
         size_t len = tmp_len + (op->is_shared ? op->shared.len : 0) + 2 * MPIR_FTMPI_COPY_ALIGN;
         if (own_buffer)
@@ -420,7 +249,7 @@ static int prepare(atomic_op_t * op, const MPIR_FTMPI_coll_t * call, int own_buf
         op->shared.packed = MPIR_FTMPI_co_aligned(in_place ? buf : region + tmp_len,
                                                   op->tmp + (op->is_shared ? op->out.one.offset : 0));
         if (op->out.input && !in_place) {
-            mpi_errno = copy_pieces(&op->out, op->user_recvbuf, op->tmp);
+            mpi_errno = MPII_FTMPI_output_copy(&op->out, op->user_recvbuf, op->tmp);
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
@@ -447,7 +276,7 @@ static int conclude(atomic_op_t * op, int commit)
     } else if (op->out.n > 0 && !op->out.input) {
         /* a member whose part failed has the output another one kept */
         mpi_errno = op->part_ok ?
-            copy_pieces(&op->out, op->tmp, op->user_recvbuf) : unpack_shared(op);
+            MPII_FTMPI_output_copy(&op->out, op->tmp, op->user_recvbuf) : unpack_shared(op);
     }
     if (op->out.pieces != &op->out.one)
         MPL_free(op->out.pieces);
