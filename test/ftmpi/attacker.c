@@ -29,8 +29,9 @@
  *         terminated  claims proxy 0, then PROCESS_TERMINATED of rank 1
  *       keeping each connection HOLD seconds (2) after its last send; what
  *       each connection received is appended to DUMP
- *   attacker flood SECONDS WORKERS PORT...
- *       floods the TCP ports PORT... of this node (127.0.0.1) with
+ *   attacker flood SECONDS WORKERS [ADDRESS:]PORT...
+ *       floods the TCP ports PORT... of this node (at 127.0.0.1, or at
+ *       the node's IPv4 ADDRESS where one is given) with
  *       connections that never answer: WORKERS processes each open as many
  *       as they can hold (their descriptor limit raised to its hard limit)
  *       and open another as soon as one is closed by the other side, for
@@ -482,8 +483,37 @@ struct flood_count {
     long opened, closed, held, most;
 };
 
+typedef struct {
+    struct in_addr addr;
+    unsigned port;
+} flood_target_t;
+
+/* "PORT" (at 127.0.0.1) or "A.B.C.D:PORT"; 0 when it is neither */
+static int parse_flood_target(const char *s, flood_target_t *t)
+{
+    const char *colon = strrchr(s, ':');
+    char addr[64];
+    t->addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (colon) {
+        if ((size_t) (colon - s) >= sizeof(addr))
+            return 0;
+        memcpy(addr, s, colon - s);
+        addr[colon - s] = '\0';
+        if (inet_pton(AF_INET, addr, &t->addr) != 1)
+            return 0;
+        s = colon + 1;
+    }
+    char *end;
+    long port = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || port < 1 || port > 65535)
+        return 0;
+    t->port = (unsigned) port;
+    return 1;
+}
+
 /* One worker: keeps as many connections open as its descriptors allow. */
-static void flood_worker(const unsigned *ports, int nports, double until, struct flood_count *c)
+static void flood_worker(const flood_target_t *targets, int ntargets, double until,
+                         struct flood_count *c)
 {
     struct rlimit rl;
     struct pollfd *fds;
@@ -501,9 +531,10 @@ static void flood_worker(const unsigned *ports, int nports, double until, struct
     while (now() < until) {
         /* a burst of new connections, then a look at the held ones */
         for (int k = 0; opening && k < 64 && n < cap; k++) {
+            const flood_target_t *t = &targets[next_port++ % ntargets];
             struct sockaddr_in a = {.sin_family = AF_INET,
-                .sin_port = htons(ports[next_port++ % nports]),
-                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)
+                .sin_port = htons(t->port),
+                .sin_addr = t->addr
             };
             int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
             if (fd < 0) {
@@ -539,13 +570,13 @@ static void flood_worker(const unsigned *ports, int nports, double until, struct
     free(fds);
 }
 
-static int cmd_flood(double seconds, int workers, unsigned *ports, int nports)
+static int cmd_flood(double seconds, int workers, const flood_target_t *targets, int ntargets)
 {
     struct flood_count *counts, sum = { 0, 0, 0, 0 };
     pid_t child[64];
     double until = now() + seconds;
 
-    if (workers < 1 || workers > 64 || nports < 1)
+    if (workers < 1 || workers > 64 || ntargets < 1)
         return 1;
     counts = mmap(NULL, workers * sizeof(*counts), PROT_READ | PROT_WRITE,
                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -555,7 +586,7 @@ static int cmd_flood(double seconds, int workers, unsigned *ports, int nports)
     for (int w = 0; w < workers; w++) {
         child[w] = fork();
         if (child[w] == 0) {
-            flood_worker(ports, nports, until, &counts[w]);
+            flood_worker(targets, ntargets, until, &counts[w]);
             _exit(0);
         }
     }
@@ -567,8 +598,11 @@ static int cmd_flood(double seconds, int workers, unsigned *ports, int nports)
         sum.most += counts[w].most;
     }
     printf("attacker: flooded port(s)");
-    for (int i = 0; i < nports; i++)
-        printf(" %u", ports[i]);
+    for (int i = 0; i < ntargets; i++) {
+        char addr[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &targets[i].addr, addr, sizeof(addr));
+        printf(" %s:%u", addr, targets[i].port);
+    }
     printf(" for %.0f s with %d worker(s): %ld connections opened, %ld closed by the other "
            "side, at most %ld held at once\n", seconds, workers, sum.opened, sum.closed, sum.most);
     return sum.opened ? 0 : 2;
@@ -747,11 +781,16 @@ int main(int argc, char **argv)
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "control"))
         return cmd_control(argv[2], argv[3], argv[4], atoi(argv[5]), argc == 7 ? atof(argv[6]) : 2.0);
     if (argc >= 5 && !strcmp(argv[1], "flood")) {
-        unsigned ports[MAX_SOCKS];
-        int nports = 0;
-        for (int i = 4; i < argc && nports < MAX_SOCKS; i++)
-            ports[nports++] = (unsigned) atoi(argv[i]);
-        return cmd_flood(atof(argv[2]), atoi(argv[3]), ports, nports);
+        flood_target_t targets[MAX_SOCKS];
+        int ntargets = 0;
+        for (int i = 4; i < argc && ntargets < MAX_SOCKS; i++) {
+            if (!parse_flood_target(argv[i], &targets[ntargets++])) {
+                fprintf(stderr, "attacker: flood target '%s' is neither PORT nor A.B.C.D:PORT\n",
+                        argv[i]);
+                return 1;
+            }
+        }
+        return cmd_flood(atof(argv[2]), atoi(argv[3]), targets, ntargets);
     }
     if (argc == 8 && !strcmp(argv[1], "links"))
         return cmd_links(argv[2], argv[3], atol(argv[4]), argv[5], argv[6], argv[7]);
@@ -761,7 +800,7 @@ int main(int argc, char **argv)
         return cmd_shm(argv[2]);
     fprintf(stderr, "usage: attacker snapshot FILE | heartbeat SNAPSHOT COMM NPROCS |\n"
             "  control unknown|read|hangup|declared|terminated SNAPSHOT DUMP NPROCS [HOLD] |\n"
-            "  flood SECONDS WORKERS PORT... |\n"
+            "  flood SECONDS WORKERS [ADDRESS:]PORT... |\n"
             "  links DIR NAME AHEAD TARGET STOPFILE LOG | swap DIR NAME TARGET | shm COMM\n");
     return 1;
 }

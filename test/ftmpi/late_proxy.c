@@ -1,8 +1,11 @@
 /* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
-/* A job that needs a new proxy connection to mpiexec late in its life,
- * once $ATTACK_GO_FILE exists (scripts/attack_mpiexec_flood.sh floods
- * mpiexec's control port before it creates the file). Rank 0 creates
- * $ATTACK_READY_FILE once every process has passed a first allreduce.
+/* A job that needs new connections late in its life (a new proxy to
+ * mpiexec, new UCX connections to its processes), once $ATTACK_GO_FILE
+ * exists (scripts/attack_mpiexec_flood.sh and
+ * attack_ucx_listener_flood.sh flood their ports before they create the
+ * file). Rank 0 creates $ATTACK_READY_FILE once every process has passed
+ * a first allreduce. Until the go, the processes sleep, or with
+ * ATTACK_WAIT_IN_MPI=1 call MPI (MPI_Iprobe) every millisecond.
  *
  *   late_proxy rebuild   (FTMPI_COMM_MODE=rebuild FTMPI_RECOVERY_MODE=auto)
  *       the last rank dies (SIGKILL); its replacement, which a new proxy
@@ -19,9 +22,20 @@
 static void wait_for_go(void)
 {
     const char *go = getenv("ATTACK_GO_FILE");
+    const char *in_mpi = getenv("ATTACK_WAIT_IN_MPI");
+    int calls = in_mpi && !strcmp(in_mpi, "1");
     double start = ft_now();
-    while (go && access(go, F_OK) != 0 && ft_now() - start < GO_WAIT_SECONDS)
-        usleep(10000);
+    while (go && access(go, F_OK) != 0 && ft_now() - start < GO_WAIT_SECONDS) {
+        if (calls) {
+            int flag;
+            for (int i = 0; i < 10; i++) {
+                MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+                usleep(1000);
+            }
+        } else {
+            usleep(10000);
+        }
+    }
 }
 
 int main(int argc, char **argv)

@@ -15,6 +15,8 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_control.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_wire.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_key.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_listener_guard.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_ucx_settings.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_counters.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_failure.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_detect.c \

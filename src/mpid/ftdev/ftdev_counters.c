@@ -114,6 +114,8 @@ void MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where, const char *fmt, ...)
     va_end(args);
     if (where == MPIDI_FTDEV_REJECT_HEARTBEAT)
         MPID_FT_TRACE("heartbeat: dropped %s%s", what, more);
+    else if (where == MPIDI_FTDEV_REJECT_CONNECTION)
+        MPID_FT_TRACE("connection guard: dropped %s%s", what, more);
     else
         fprintf(stderr, "FT-MPICH: rank %d: dropped %s%s\n", MPIDI_FTDEV_global.world.my_pid,
                 what, more);
@@ -155,7 +157,8 @@ void MPIDI_FTDEV_counters_register(void)
                               MPIR_T_PVAR_FLAG_READONLY | MPIR_T_PVAR_FLAG_CONTINUOUS, NULL, NULL,
                               "FTDEV", "messages this process dropped on receipt (a wrong MAC, "
                               "a replay, a malformed field), per source: heartbeat datagrams, "
-                              "control messages");
+                              "control messages, connections to UCX's TCP listeners that "
+                              "never spoke");
 }
 
 void MPIDI_FTDEV_counters_trace(void)
@@ -165,8 +168,10 @@ void MPIDI_FTDEV_counters_trace(void)
             MPID_FT_TRACE("counters %s: sent %llu msgs %llu B, received %llu msgs %llu B, "
                           "rounds %llu", proto_name[i], msgs_sent[i], bytes_sent[i],
                           msgs_received[i], bytes_received[i], rounds[i]);
-    if (rejected[MPIDI_FTDEV_REJECT_HEARTBEAT] || rejected[MPIDI_FTDEV_REJECT_CONTROL])
-        MPID_FT_TRACE("counters rejected: %llu heartbeat datagrams, %llu control messages",
-                      rejected[MPIDI_FTDEV_REJECT_HEARTBEAT],
-                      rejected[MPIDI_FTDEV_REJECT_CONTROL]);
+    if (rejected[MPIDI_FTDEV_REJECT_HEARTBEAT] || rejected[MPIDI_FTDEV_REJECT_CONTROL] ||
+        rejected[MPIDI_FTDEV_REJECT_CONNECTION])
+        MPID_FT_TRACE("counters rejected: %llu heartbeat datagrams, %llu control messages, "
+                      "%llu silent connections", rejected[MPIDI_FTDEV_REJECT_HEARTBEAT],
+                      rejected[MPIDI_FTDEV_REJECT_CONTROL],
+                      rejected[MPIDI_FTDEV_REJECT_CONNECTION]);
 }

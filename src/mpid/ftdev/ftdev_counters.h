@@ -39,21 +39,25 @@ uint32_t MPIDI_FTDEV_count_sent(MPIDI_FTDEV_proto_t proto, size_t bytes);
  * protocol carries none). */
 void MPIDI_FTDEV_count_received(MPIDI_FTDEV_proto_t proto, size_t bytes, uint32_t hops);
 
-/* Where a message dropped on receipt came from (ftdev_msgs_rejected). */
+/* Where a message dropped on receipt came from (ftdev_msgs_rejected);
+ * CONNECTION: a connection to UCX's TCP listener that never spoke,
+ * closed (ftdev_listener_guard.h). */
 typedef enum {
     MPIDI_FTDEV_REJECT_HEARTBEAT = 0,
     MPIDI_FTDEV_REJECT_CONTROL,
+    MPIDI_FTDEV_REJECT_CONNECTION,
     MPIDI_FTDEV_NUM_REJECTS
 } MPIDI_FTDEV_reject_t;
 
 /* Counts a message dropped on receipt and reports what was dropped (the
  * format's text): a heartbeat datagram as a trace line "heartbeat:
- * dropped ...", a control message as a line "FT-MPICH: rank R: dropped
- * ..." on stderr. The first 10 of each kind are reported, then at most
+ * dropped ...", a silent connection as one "connection guard: dropped
+ * ...", a control message as a line "FT-MPICH: rank R: dropped ..." on
+ * stderr. The first 10 of each kind are reported, then at most
  * one a second, saying how many went unreported since, so that a flood
  * from outside cannot make a trace or stderr grow without bound; each
- * kind is counted from one thread (heartbeat: its thread; control:
- * progress). */
+ * kind is counted from one thread (heartbeat and connections: the
+ * heartbeat thread; control: progress). */
 void MPIDI_FTDEV_reject(MPIDI_FTDEV_reject_t where, const char *fmt, ...)
     __attribute__ ((format(printf, 2, 3)));
 

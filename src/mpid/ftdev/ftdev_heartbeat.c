@@ -44,6 +44,7 @@
 #include "ftdev_counters.h"
 #include "ftdev_heartbeat.h"
 #include "ftdev_key.h"
+#include "ftdev_listener_guard.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -453,6 +454,7 @@ static void *beat(void *arg)
             w.heard = heard[w.pid], w.excused = 0, reset_questions(&w);
 
         MPIDI_FTDEV_echo_watch(now_ms(), period, timeout);
+        MPIDI_FTDEV_listener_guard_check(now_ms());
 
         /* a process in MPI_Finalize may stop beating once everyone is there;
          * one silent for half the timeout is asked directly, since it may

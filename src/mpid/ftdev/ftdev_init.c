@@ -14,14 +14,14 @@
 #include "ftdev_ulfm.h"
 #include "ftdev_rebuild.h"
 #include "ftdev_key.h"
+#include "ftdev_listener_guard.h"
+#include "ftdev_ucx_settings.h"
 #include "ftdev_test_point.h"
 #include "ftdev_spawn.h"
 #include "ftdev_counters.h"
 #include "mpidu_bc.h"
 #include "mpidu_init_shm.h"
 #include <sched.h>
-#include <sys/mman.h>
-#include <sys/random.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -54,62 +54,6 @@ cvars:
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
-
-/* UCX opens both of its shared-memory transports, POSIX and SysV, and
- * uses one. UCX 1.13 makes its SysV segments mode 0660, so that any member
- * of the job owner's group can attach them and read or write every
- * message between the node's processes; its POSIX segments are created
- * 0600 and unlinked at once, and a peer maps them through
- * /proc/PID/fd, which only the same user may open. So ftdev leaves SysV
- * out wherever this process can make a POSIX segment; a node without
- * POSIX shared memory keeps SysV rather than falling back to TCP. */
-static int posix_shm_works(void)
-{
-    /* an unpredictable name: another user who plants the name first must
-     * not make this process fall back to SysV */
-    for (int tries = 0; tries < 8; tries++) {
-        uint32_t r = 0;
-        char name[64];
-        if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-            r = (uint32_t) tries;
-        snprintf(name, sizeof(name), "/ftmpi-probe-%d-%08x", (int) getpid(), (unsigned) r);
-        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd >= 0) {
-            shm_unlink(name);
-            close(fd);
-            return 1;
-        }
-        if (errno != EEXIST)
-            return 0;
-    }
-    return 0;
-}
-
-/* UCX settings ftdev depends on, applied unless the user set them.
- * Endpoints use peer-failure error handling; in that mode UCX 1.13 leaves
- * shared memory (and cma for large messages) out, and quietly runs
- * node-local traffic over TCP at ten times the latency, unless told that
- * both may be used with error handling. */
-static void set_ucx_defaults(void)
-{
-    static const char *const defaults[][2] = {
-        {"UCX_MM_ERROR_HANDLING", "y"},
-        {"UCX_CMA_MEMORY_INVALIDATE", "y"},
-        /* shared memory notices a dead peer only through keepalive,
-         * which checks every endpoint each interval */
-        {"UCX_KEEPALIVE_INTERVAL", "100ms"},
-        {"UCX_KEEPALIVE_NUM_EPS", "inf"},
-        /* UCX 1.13's TCP transport asserts on the next event of a batch
-         * for a connection that an earlier one closed (a peer's node died:
-         * tcp_iface.c "conn_state != CLOSED"); one socket event per poll
-         * leaves no stale one behind */
-        {"UCX_TCP_MAX_POLL", "1"},
-    };
-    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-        setenv(defaults[i][0], defaults[i][1], 0 /* keep the user's value */);
-    if (getenv("UCX_TLS") == NULL && posix_shm_works())
-        setenv("UCX_TLS", "^sysv", 0);
-}
 
 /* Why this process's fault-tolerance modes or ftdev settings were
  * refused, until init_world compares them with everyone's. */
@@ -206,7 +150,7 @@ int MPIDI_FTDEV_init_local(int *tag_bits)
     if (!settings_error[0])
         check_yield_setting(settings_error, sizeof(settings_error));
 
-    set_ucx_defaults();
+    MPIDI_FTDEV_set_ucx_defaults();
     status = ucp_config_read(NULL, NULL, &config);
     MPIDI_FTDEV_CHK_STATUS(status);
 
@@ -332,9 +276,11 @@ int MPIDI_FTDEV_init_world(void)
         .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
         .thread_mode = UCS_THREAD_MODE_SERIALIZED,
     };
+    MPIDI_FTDEV_listener_guard_before_worker();
     status = ucp_worker_create(MPIDI_FTDEV_global.ucx.context, &worker_params,
                                &MPIDI_FTDEV_global.ucx.worker);
     MPIDI_FTDEV_CHK_STATUS(status);
+    MPIDI_FTDEV_listener_guard_after_worker();
 
     ucp_am_handler_param_t am_param = {
         .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -442,6 +388,8 @@ int MPIDI_FTDEV_post_init(void)
     mpi_errno = MPIR_pmi_kvs_put(key, "1");
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIDI_FTDEV_heartbeat_start();
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIDI_FTDEV_listener_guard_start();
 
   fn_exit:
     return mpi_errno;
@@ -546,6 +494,7 @@ int MPIDI_FTDEV_mpi_finalize_hook(void)
     MPIR_ERR_CHECK(mpi_errno);
     /* everyone is here: nobody needs watching any more */
     MPIDI_FTDEV_heartbeat_stop();
+    MPIDI_FTDEV_listener_guard_stop();
     /* nothing can match what is still unexpected (sent to a receive that
      * a failure cancelled, or of an epoch before a recovery) */
     mpi_errno = MPIDI_FTDEV_drain(0, 0);

@@ -164,3 +164,24 @@ judge() {
         grep -av "^attack_target: rank" "$out" | tail -n 12 | sed 's/^/      | /'
     fi
 }
+
+# end_flooded_job GO FLOODER: lets the job go on (creates GO), waits for it
+# and for the flooder (whose output, $adir/flood.out, is shown); sets rc
+# (mpiexec's status), reported (processes that reported No Errors) and
+# found (error lines of the job's output)
+end_flooded_job() {
+    touch "$1"
+    wait "$job"
+    rc=$?
+    wait "$2"
+    sed 's/^/  /' "$adir/flood.out"
+    reported=$(grep -Eao "^ rank [0-3]: No Errors" "$out" | sort -u | wc -l)
+    found=$(grep -Eac "rank [0-9]+: Found|check failed" "$out")
+}
+
+# bad_job: the case $label failed; shows the end of the job's output
+bad_job() {
+    bad "$label"
+    echo "  the job's output (last lines):"
+    tail -n 12 "$out" | sed 's/^/      | /'
+}

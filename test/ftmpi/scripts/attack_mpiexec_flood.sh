@@ -62,28 +62,19 @@ for case in rebuild spawn; do
     as_attacker flood $FLOOD_SECONDS 2 $ports >"$adir/flood.out" 2>&1 &
     flooder=$!
     sleep $GO_AFTER
-    touch "$go"
-    wait "$job"
-    rc=$?
-    wait "$flooder"
-    sed 's/^/  /' "$adir/flood.out"
-
-    n=$(grep -Eao "^ rank [0-3]: No Errors" "$out" | sort -u | wc -l)
-    found=$(grep -Eac "rank [0-9]+: Found|check failed" "$out")
+    end_flooded_job "$go" "$flooder"
     summary=$(grep -a "refused [0-9]* control connection.*(" "$out")
     lines=$(grep -Eac "refused|not reported" "$out")
     ok=1
     [ "$rc" = 0 ] || { ok=0; echo "  mpiexec exited with status $rc"; }
-    [ "$n" = 4 ] && [ "$found" = 0 ] || { ok=0; echo "  $n of 4 processes reported No Errors, $found error line(s)"; }
+    [ "$reported" = 4 ] && [ "$found" = 0 ] || { ok=0; echo "  $reported of 4 processes reported No Errors, $found error line(s)"; }
     [ -n "$summary" ] || { ok=0; echo "  no summary of refused connections from mpiexec"; }
     [ "$lines" -le $MOST_REFUSAL_LINES ] || { ok=0; echo "  $lines lines about refused connections (at most $MOST_REFUSAL_LINES)"; }
     if [ $ok = 1 ]; then
         echo "$label: the job ended correctly (status 0, 4 processes correct); $lines lines about refusals, the last:"
         echo "  $summary"
     else
-        bad "$label"
-        echo "  the job's output (last lines):"
-        tail -n 12 "$out" | sed 's/^/      | /'
+        bad_job
     fi
 done
 
