@@ -59,9 +59,12 @@ typedef struct {
     in_port_t port;             /* network order */
 } listener_t;
 
+/* the application's own listening sockets at MPI_Init: at most so many */
+#define MAX_LISTENERS_BEFORE 256
+
 static struct {
-    listener_t before[MAX_LISTENERS];   /* listening sockets before UCX's worker */
-    int num_before;
+    ino_t before[MAX_LISTENERS_BEFORE]; /* listening sockets before UCX's worker */
+    int num_before;                     /* beyond the array: they cannot be told apart */
     listener_t ucx[MAX_LISTENERS];
     int num_ucx;
     int lost_reported;
@@ -83,22 +86,26 @@ static in_port_t port_of(const struct sockaddr_storage *ss)
     return 0;
 }
 
+/* Whether fd is an IPv4 or IPv6 socket; its inode, whether it listens
+ * and its local address in *st, *listens and *local. */
+static int ip_socket(int fd, struct stat *st, int *listens, struct sockaddr_storage *local)
+{
+    socklen_t len = sizeof(*listens), local_len = sizeof(*local);
+    return fstat(fd, st) == 0 && S_ISSOCK(st->st_mode) &&
+        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, listens, &len) == 0 &&
+        getsockname(fd, (struct sockaddr *) local, &local_len) == 0 && port_of(local) != 0;
+}
+
 /* fd's listening socket in *l; 0 when fd is none */
 static int listening_socket(int fd, listener_t * l)
 {
     struct stat st;
-    int accepting = 0;
-    socklen_t len = sizeof(accepting);
+    int listens;
     struct sockaddr_storage ss;
-    socklen_t ss_len = sizeof(ss);
 
-    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
-        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len) != 0 || !accepting ||
-        getsockname(fd, (struct sockaddr *) &ss, &ss_len) != 0 || (l->port = port_of(&ss)) == 0)
+    if (!ip_socket(fd, &st, &listens, &ss) || !listens)
         return 0;
-    l->fd = fd;
-    l->ino = st.st_ino;
-    l->family = ss.ss_family;
+    *l = (listener_t) {.fd = fd,.ino = st.st_ino,.family = ss.ss_family,.port = port_of(&ss) };
     return 1;
 }
 
@@ -122,17 +129,21 @@ static void each_fd(void (*fn) (int fd, void *arg), void *arg)
 static void note_before(int fd, void *arg)
 {
     listener_t l;
-    if (guard.num_before < MAX_LISTENERS && listening_socket(fd, &l))
-        guard.before[guard.num_before++] = l;
+    if (listening_socket(fd, &l)) {
+        if (guard.num_before < MAX_LISTENERS_BEFORE)
+            guard.before[guard.num_before] = l.ino;
+        guard.num_before++;
+    }
 }
 
 static void note_ucx(int fd, void *arg)
 {
     listener_t l;
-    if (guard.num_ucx >= MAX_LISTENERS || !listening_socket(fd, &l))
+    if (guard.num_before > MAX_LISTENERS_BEFORE || guard.num_ucx >= MAX_LISTENERS ||
+        !listening_socket(fd, &l))
         return;
     for (int i = 0; i < guard.num_before; i++)
-        if (guard.before[i].ino == l.ino)
+        if (guard.before[i] == l.ino)
             return;
     guard.ucx[guard.num_ucx++] = l;
 }
@@ -203,16 +214,12 @@ static void note_if_silent(int fd, void *arg)
     sweep_t *sw = arg;
     struct stat st;
     struct sockaddr_storage local;
-    socklen_t local_len = sizeof(local);
     tcp_info_with_bytes_t info;
     socklen_t info_len = sizeof(info);
-    int accepting = 1;
-    socklen_t len = sizeof(accepting);
+    int listens;
 
     sw->fds++;
-    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
-        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len) != 0 || accepting ||
-        getsockname(fd, (struct sockaddr *) &local, &local_len) != 0)
+    if (!ip_socket(fd, &st, &listens, &local) || listens)
         return;
     const listener_t *l = ucx_listener_of(&local);
     if (l == NULL)
