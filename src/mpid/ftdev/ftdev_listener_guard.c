@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/filter.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <netinet/in.h>
@@ -41,6 +42,9 @@
 #define YOUNGEST_SHUT_MS 20
 #define CHECK_INTERVAL_MS 1000.0
 #define SHORT_CHECK_INTERVAL_MS 250.0
+/* the listeners' queue of connections UCX has yet to accept: what a
+ * flood still brings in after the gate closes */
+#define MIN_BACKLOG 128
 #define OWN_THREAD_PERIOD_MS 100
 
 /* The kernel's struct tcp_info goes on past glibc's (netinet/tcp.h; its
@@ -70,11 +74,15 @@ static struct {
     int lost_reported;
     int limit;                  /* of descriptors */
     int probe_fd;               /* in use: descriptors run short */
+    int gate_fd;                /* in use: the listener is about to be lost */
     DIR *fds;                   /* /proc/self/fd, opened while there were descriptors */
-    double last_check;
+    double last_check, last_sweep;
+    int gated;                  /* the listeners drop connection requests */
+    int open_failure_reported;
+    unsigned long gate_closings;
     int running;                /* the guard's own thread (no heartbeat thread) */
     pthread_t thread;
-} guard = {.probe_fd = -1 };
+} guard = {.probe_fd = -1,.gate_fd = -1 };
 
 /* The port of an IPv4 or IPv6 address (network order); 0 for others. */
 static in_port_t port_of(const struct sockaddr_storage *ss)
@@ -159,6 +167,7 @@ void MPIDI_FTDEV_listener_guard_before_worker(void)
         rl.rlim_cur <= INT_MAX) {
         guard.limit = (int) rl.rlim_cur;
         guard.probe_fd = guard.limit / 2;
+        guard.gate_fd = guard.limit / 4 * 3;
     }
     if (guard.fds == NULL)
         guard.fds = opendir("/proc/self/fd");
@@ -166,9 +175,36 @@ void MPIDI_FTDEV_listener_guard_before_worker(void)
     each_fd(note_before, NULL);
 }
 
+/* Calls fn(fd, arg) with a descriptor of the guard's own for each of
+ * UCX's listening sockets that is still there: UCX's threads may close
+ * and reuse the numbers it noted. */
+static void each_listener(void (*fn) (int fd, void *arg), void *arg)
+{
+    for (int i = 0; i < guard.num_ucx; i++) {
+        int own = fcntl(guard.ucx[i].fd, F_DUPFD_CLOEXEC, 0);
+        if (own < 0)
+            continue;
+        struct stat st;
+        if (fstat(own, &st) == 0 && st.st_ino == guard.ucx[i].ino)
+            fn(own, arg);
+        close(own);
+    }
+}
+
+/* UCX asks for the kernel's longest queue (somaxconn, commonly 4,096):
+ * so many connections could still be accepted after the gate closes,
+ * more than the free half of a small limit */
+static void shorten_backlog(int fd, void *arg)
+{
+    listen(fd, *(int *) arg);
+}
+
 void MPIDI_FTDEV_listener_guard_after_worker(void)
 {
     each_fd(note_ucx, NULL);
+    int backlog = MPL_MAX(MIN_BACKLOG, guard.limit / 8);
+    if (guard.limit > 0)
+        each_listener(shorten_backlog, &backlog);
     MPID_FT_TRACE("connection guard: %d listening socket(s) of UCX's, descriptors run short "
                   "at %d", guard.num_ucx, guard.probe_fd);
 }
@@ -209,6 +245,12 @@ typedef struct {
     int unclosed;               /* accepted ones that ended, which UCX has not closed */
 } sweep_t;
 
+static void watch_gate(void);
+
+/* a sweep of thousands of descriptors takes long on a busy node: the
+ * gate is looked at every so many of them meanwhile */
+#define GATE_WATCH_EVERY 256
+
 static void note_if_silent(int fd, void *arg)
 {
     sweep_t *sw = arg;
@@ -218,7 +260,8 @@ static void note_if_silent(int fd, void *arg)
     socklen_t info_len = sizeof(info);
     int listens;
 
-    sw->fds++;
+    if (++sw->fds % GATE_WATCH_EVERY == 0)
+        watch_gate();
     if (!ip_socket(fd, &st, &listens, &local) || listens)
         return;
     const listener_t *l = ucx_listener_of(&local);
@@ -282,24 +325,90 @@ static void shut_down(const silent_t * c)
     close(own);
 }
 
+/* The gate: a socket filter on each listener that drops every segment
+ * with SYN set (the filter sees the TCP header first), so that no new
+ * connection is made while it is closed. Those made before it closed
+ * keep working: they inherit the filter, but an established connection
+ * receives no SYN. A peer's connection request is retried by its kernel
+ * (after about 1, 2, 4 s ...) and goes through once the gate opens. */
+static void attach_syn_filter(int fd, void *arg)
+{
+    static struct sock_filter drop_syn[] = {
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 13), /* TCP flags */
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x02, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+        BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
+    };
+    struct sock_fprog prog = {.len = sizeof(drop_syn) / sizeof(drop_syn[0]),.filter = drop_syn };
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) != 0)
+        ++*(int *) arg;
+}
+
+static void detach_filter(int fd, void *arg)
+{
+    /* the kernel checks an int's length before it looks at the option */
+    int unused = 0;
+    if (setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &unused, sizeof(unused)) != 0 &&
+        errno != ENOENT)
+        *(int *) arg = errno;
+}
+
+static void close_gate(void)
+{
+    int failed = 0;
+    each_listener(attach_syn_filter, &failed);
+    guard.gated = 1;
+    guard.gate_closings++;
+    /* the first closing, then the 2nd, 4th, 8th ...: a flood that comes
+     * back again and again adds few lines */
+    if ((guard.gate_closings & (guard.gate_closings - 1)) == 0)
+        MPID_FT_TRACE("connection guard: UCX's listeners take no new connections until half of "
+                      "the %d descriptors are free (closing %lu%s)", guard.limit,
+                      guard.gate_closings, failed ? "; a listener refused the filter" : "");
+}
+
+/* closes the gate once three quarters of the limit are in use */
+static void watch_gate(void)
+{
+    if (!guard.gated && guard.gate_fd > 0 && fcntl(guard.gate_fd, F_GETFD) != -1)
+        close_gate();
+}
+
+static void open_gate(void)
+{
+    int failed = 0;
+    each_listener(detach_filter, &failed);
+    guard.gated = 0;
+    if (failed && !guard.open_failure_reported) {
+        guard.open_failure_reported = 1;
+        fprintf(stderr, "FT-MPICH: rank %d: cannot take the connection guard's filter off a "
+                "listening socket of UCX's (%s): it may take no new connections\n",
+                MPIDI_FTDEV_global.world.my_pid, strerror(failed));
+    }
+}
+
 /* Shuts down every connection silent for SILENT_GRACE_MS, and more of
- * the longest silent ones until three quarters of the limit are free;
- * nothing while UCX has not closed those that ended. */
+ * the longest silent ones until three quarters of the limit are free.
+ * With the gate open, nothing while UCX has not closed those that ended
+ * (the process makes no MPI call, or UCX frees one connection a call and
+ * falls behind): the flood would only open others in their place. */
 static void sweep(void)
 {
     sweep_t sw = { 0 };
     each_fd(note_if_silent, &sw);
-    /* connections that ended a check ago and are still open: the process
-     * makes no MPI call, and one shut down now would keep its descriptor
-     * while the flood opened another in its place */
-    if (sw.unclosed > 0) {
+    if (guard.gated && sw.fds < guard.limit / 2)
+        open_gate();
+    if (!guard.gated && sw.unclosed > 0) {
         MPL_free(sw.list);
         return;
     }
     qsort(sw.list, sw.n, sizeof(*sw.list), longest_silent_first);
     int excess = sw.fds - guard.limit / 4;
-    for (int i = 0; i < sw.n && (i < excess || sw.list[i].silent_ms >= SILENT_GRACE_MS); i++)
+    for (int i = 0; i < sw.n && (i < excess || sw.list[i].silent_ms >= SILENT_GRACE_MS); i++) {
         shut_down(&sw.list[i]);
+        if (i % GATE_WATCH_EVERY == 0)
+            watch_gate();
+    }
     MPL_free(sw.list);
 }
 
@@ -322,12 +431,17 @@ void MPIDI_FTDEV_listener_guard_check(double now_ms)
     if (guard.num_ucx == 0)
         return;
     int short_of_fds = guard.probe_fd > 0 && fcntl(guard.probe_fd, F_GETFD) != -1;
-    if (now_ms - guard.last_check < (short_of_fds ? SHORT_CHECK_INTERVAL_MS : CHECK_INTERVAL_MS))
-        return;
-    guard.last_check = now_ms;
-    if (short_of_fds)
+    if (guard.gated && !short_of_fds)
+        open_gate();
+    watch_gate();
+    if (short_of_fds && now_ms - guard.last_sweep >= SHORT_CHECK_INTERVAL_MS) {
+        guard.last_sweep = now_ms;
         sweep();
-    report_lost_listeners();
+    }
+    if (now_ms - guard.last_check >= CHECK_INTERVAL_MS) {
+        guard.last_check = now_ms;
+        report_lost_listeners();
+    }
 }
 
 static double wall_ms(void)

@@ -13,22 +13,26 @@
  *
  * The guard gives the process every descriptor it may have (the soft
  * limit raised to the hard one), learns which listening sockets are
- * UCX's (those ucp_worker_create opened), and (from the heartbeat
- * thread, or where none runs from one of its own) when descriptors run
- * short
- * (the descriptor at half the limit in use) shuts down,
- * four times a second, the connections accepted on them that have not
- * delivered UCX's handshake: every one silent for a second, and more of
- * the longest silent (20 ms at least) until three quarters of the
- * limit are free. UCX
- * closes each at its next progress; while it has not closed those that
- * ended (the process makes no MPI call), none is shut down, since the
- * flood would only open others in their place: such a process keeps the
- * headroom of its limit. A genuine UCX peer sends its whole handshake
- * (magic number and connection request) in one send as soon as its
- * connection is up. Each connection shut down is counted and traced
- * (ftdev_counters.h, MPIDI_FTDEV_REJECT_CONNECTION); a listening socket
- * of UCX's that is gone all the same is reported once on stderr.
+ * UCX's (those ucp_worker_create opened) and shortens their queue of
+ * connections not yet accepted to an eighth of the limit. From the
+ * heartbeat thread (or where none runs from one of its own), when
+ * descriptors run short (the descriptor at half the limit in use), it
+ * shuts down, four times a second, the connections accepted on them that
+ * have not delivered UCX's handshake: every one silent for a second, and
+ * more of the longest silent (20 ms at least) until three quarters of
+ * the limit are free. UCX closes each at its next progress, one a call;
+ * while it has not closed those that ended, none is shut down, since the
+ * flood would only open others in their place. When three quarters of
+ * the limit are in use all the same (the process makes no MPI call, or
+ * has little CPU), a gate closes: a socket filter on each listener drops
+ * connection requests (SYN), and silent connections are shut down
+ * whatever is still open, until fewer than half the descriptors are in
+ * use. A genuine UCX peer sends its whole handshake (magic number and
+ * connection request) in one send as soon as its connection is up, and
+ * one that finds the gate closed is retried by its kernel. Each
+ * connection shut down is counted and traced (ftdev_counters.h,
+ * MPIDI_FTDEV_REJECT_CONNECTION); a listening socket of UCX's that is
+ * gone all the same is reported once on stderr.
  */
 
 #ifndef FTDEV_LISTENER_GUARD_H_INCLUDED

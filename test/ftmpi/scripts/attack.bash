@@ -76,8 +76,11 @@ attack_finish() {
 }
 
 # as_attacker ARGS...: the attacker program as nobody, in its own folder
+# (with $attacker_nofile descriptors at most where that is set)
 as_attacker() {
-    (cd "$adir" && setpriv --reuid="$attack_user" --regid="$attack_group" --clear-groups -- "$attacker" "$@")
+    local limit=${attacker_nofile:-}
+    (cd "$adir" && ${limit:+prlimit --nofile=$limit:$limit --} \
+        setpriv --reuid="$attack_user" --regid="$attack_group" --clear-groups -- "$attacker" "$@")
 }
 
 # as_group_member ARGS...: the attacker program as nobody with the job
