@@ -38,6 +38,13 @@
  *       SECONDS; a challenge that comes is read and ignored. Prints
  *       "flooded ...: O connections opened, C closed by the other side, at
  *       most H held at once".
+ *   attacker datagrams SECONDS CAPTURE ADDRESS:PORT...
+ *       sends UDP datagrams to the ports ADDRESS:PORT... (on any node) as
+ *       fast as it can for SECONDS, in turn: random bytes of the sizes of
+ *       heartbeat datagrams (24, 48 and 64 bytes), and each datagram of
+ *       CAPTURE (one per line in hex: ones seen on the network, replayed
+ *       to every port; an empty file: none). Prints "sent N datagrams
+ *       (R of them replays) to P port(s)".
  *   attacker links DIR NAME AHEAD TARGET STOPFILE LOG
  *       plants symbolic links DIR/NAME.<pid> -> TARGET for the AHEAD pids
  *       after /proc/sys/kernel/ns_last_pid, and keeps AHEAD ahead of it,
@@ -608,6 +615,80 @@ static int cmd_flood(double seconds, int workers, const flood_target_t *targets,
     return sum.opened ? 0 : 2;
 }
 
+/* ---- datagrams from another node ---------------------------------------- */
+
+#define MAX_REPLAYS 4096
+#define MAX_DATAGRAM 512
+
+static int hex_value(int c)
+{
+    return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+/* the captured datagrams of FILE, one hex line each; -1 when unreadable */
+static int read_capture(const char *file, unsigned char (*d)[MAX_DATAGRAM], size_t * len)
+{
+    char line[2 * MAX_DATAGRAM + 8];
+    int n = 0;
+    FILE *f = fopen(file, "r");
+    if (f == NULL)
+        return -1;
+    while (n < MAX_REPLAYS && fgets(line, sizeof(line), f)) {
+        size_t k = 0;
+        for (const char *p = line; isxdigit((unsigned char) p[0]) && isxdigit((unsigned char) p[1]) &&
+             k < MAX_DATAGRAM; p += 2)
+            d[n][k++] = (unsigned char) (hex_value(p[0]) << 4 | hex_value(p[1]));
+        if (k > 0)
+            len[n++] = k;
+    }
+    fclose(f);
+    return n;
+}
+
+static int cmd_datagrams(double seconds, const char *capture, const flood_target_t * targets,
+                         int ntargets)
+{
+    static unsigned char replay[MAX_REPLAYS][MAX_DATAGRAM];
+    static size_t replay_len[MAX_REPLAYS];
+    static const size_t sizes[] = { 24, 48, 64 };
+    int nreplays = read_capture(capture, replay, replay_len);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    long sent = 0, replays = 0;
+    unsigned char junk[64];
+    unsigned seed = (unsigned) getpid();
+
+    if (nreplays < 0 || fd < 0) {
+        perror(nreplays < 0 ? capture : "socket");
+        return 1;
+    }
+    double until = now() + seconds;
+    for (long round = 0; now() < until; round++) {
+        for (int t = 0; t < ntargets; t++) {
+            struct sockaddr_in a = {.sin_family = AF_INET,.sin_port = htons(targets[t].port),
+                .sin_addr = targets[t].addr
+            };
+            const unsigned char *msg = junk;
+            size_t len = sizes[round % 3];
+            int is_replay = nreplays > 0 && round % 2;
+            if (is_replay) {
+                int k = (int) ((round / 2) % nreplays);
+                msg = replay[k], len = replay_len[k];
+            } else {
+                for (size_t i = 0; i < len; i++)
+                    junk[i] = (unsigned char) rand_r(&seed);
+            }
+            if (sendto(fd, msg, len, 0, (struct sockaddr *) &a, sizeof(a)) == (ssize_t) len) {
+                sent++;
+                replays += is_replay;
+            }
+        }
+    }
+    close(fd);
+    printf("attacker: sent %ld datagrams (%ld of them replays of %d captured) to %d port(s)\n",
+           sent, replays, nreplays, ntargets);
+    return sent ? 0 : 2;
+}
+
 /* ---- planted links ------------------------------------------------------ */
 
 static long read_long(const char *file)
@@ -792,6 +873,17 @@ int main(int argc, char **argv)
         }
         return cmd_flood(atof(argv[2]), atoi(argv[3]), targets, ntargets);
     }
+    if (argc >= 5 && !strcmp(argv[1], "datagrams")) {
+        flood_target_t targets[MAX_SOCKS];
+        int ntargets = 0;
+        for (int i = 4; i < argc && ntargets < MAX_SOCKS; i++) {
+            if (!parse_flood_target(argv[i], &targets[ntargets++])) {
+                fprintf(stderr, "attacker: target '%s' is neither PORT nor A.B.C.D:PORT\n", argv[i]);
+                return 1;
+            }
+        }
+        return cmd_datagrams(atof(argv[2]), argv[3], targets, ntargets);
+    }
     if (argc == 8 && !strcmp(argv[1], "links"))
         return cmd_links(argv[2], argv[3], atol(argv[4]), argv[5], argv[6], argv[7]);
     if (argc == 5 && !strcmp(argv[1], "swap"))
@@ -801,6 +893,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: attacker snapshot FILE | heartbeat SNAPSHOT COMM NPROCS |\n"
             "  control unknown|read|hangup|declared|terminated SNAPSHOT DUMP NPROCS [HOLD] |\n"
             "  flood SECONDS WORKERS [ADDRESS:]PORT... |\n"
+            "  datagrams SECONDS CAPTURE ADDRESS:PORT... |\n"
             "  links DIR NAME AHEAD TARGET STOPFILE LOG | swap DIR NAME TARGET | shm COMM\n");
     return 1;
 }

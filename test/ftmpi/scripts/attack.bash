@@ -100,7 +100,8 @@ attack_snapshot() {
 # with MANUAL recovery; ulfm: ULFM) in the background with the secret in
 # mpiexec's environment; sets $job (its pid), $out (its output file), $ready
 # and $stop (the target's files). Extra variables for the job: $job_env;
-# extra options of mpiexec: $mpiexec_args.
+# extra options of mpiexec: $mpiexec_args; what runs mpiexec (the
+# simulated cluster's `run`): $job_runner.
 start_job() {
     local mode=$1
     shift
@@ -116,7 +117,7 @@ start_job() {
             ulfm) export FTMPI_RECOVERY_MODE=ulfm ;;
         esac
         for kv in ${job_env:-}; do export "$kv"; done
-        tagged_run $ATTACK_JOB_LIMIT "$prefix/bin/mpiexec" ${mpiexec_args:-} -n 4 "$@"
+        tagged_run $ATTACK_JOB_LIMIT ${job_runner:-} "$prefix/bin/mpiexec" ${mpiexec_args:-} -n 4 "$@"
     ) >"$out" 2>&1 &
     job=$!
 }
