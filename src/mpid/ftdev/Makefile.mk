@@ -30,6 +30,7 @@ mpi_core_sources += src/mpid/ch4/netmod/ftdev/func_table.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_epoch.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_rebuild.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_rebuild_msg.c \
+                    src/mpid/ch4/netmod/ftdev/ftdev_rebuild_survivor.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_rejoin.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_launcher.c \
                     src/mpid/ch4/netmod/ftdev/ftdev_datatype.c \

@@ -41,10 +41,10 @@
  * the spawn, is a pathological failure: the job ends with a message that
  * says so.
  *
- * This file: the protocol's state and its messages as they arrive, the
- * survivors' and the coordinator's side. The messages are made in
- * ftdev_rebuild_msg.c, the replacement's side is ftdev_rejoin.c, what the
- * launcher does for it ftdev_launcher.c.
+ * This file: the protocol's state and its messages as they arrive, and
+ * the coordinator's side. The survivors' side is ftdev_rebuild_survivor.c,
+ * the messages are made in ftdev_rebuild_msg.c, the replacement's side is
+ * ftdev_rejoin.c, what the launcher does for it ftdev_launcher.c.
  */
 
 #include "mpidimpl.h"
@@ -151,7 +151,7 @@ static void rebuild_message(int from, int about, const void *buf, size_t len)
                  * done: the REBUILT of that epoch, if this process holds it */
                 if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, m->head.seq)) {
                     MPID_FT_TRACE("rebuild: rebuilt epoch %u again for %d", m->head.seq, from);
-                    MPIDI_FTDEV_rb_send(from, last_received, last_received_len);
+                    MPIDI_FTDEV_rb_send_received(from);
                 }
                 break;
             }
@@ -198,6 +198,21 @@ const MPIDI_FTDEV_rb_msg_t *MPIDI_FTDEV_rb_received(uint32_t kind, uint32_t epoc
     return NULL;
 }
 
+int MPIDI_FTDEV_rb_send_received(int to)
+{
+    return MPIDI_FTDEV_rb_send(to, last_received, last_received_len);
+}
+
+uint32_t MPIDI_FTDEV_rb_ready_epoch(int pid)
+{
+    return rb.ready_epoch[pid];
+}
+
+uint32_t MPIDI_FTDEV_rb_ready_from(int pid)
+{
+    return rb.ready_from[pid];
+}
+
 /* ---- addresses and endpoints --------------------------------------------------- */
 
 /* The endpoint to `pid` broke: when that endpoint leads to a replacement
@@ -218,8 +233,7 @@ static void register_replacement_eps(void)
     MPIDI_FTDEV_filter_ep_errors(replacement_ep_failed);
 }
 
-/* Process `pid` is alive again, at `address`. */
-static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
+int MPIDI_FTDEV_rb_install(int pid, const void *address, size_t len, ucp_ep_h ep,
                    const MPIDI_FTDEV_hb_contact_t * heartbeat)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -248,9 +262,9 @@ static int install(int pid, const void *address, size_t len, ucp_ep_h ep,
     goto fn_exit;
 }
 
-/* ---- the survivors' side ------------------------------------------------------ */
+/* ---- what both sides use --------------------------------------------------------- */
 
-static void pathological(const char *what)
+void MPIDI_FTDEV_rb_pathological(const char *what)
 {
     char msg[512];
     snprintf(msg, sizeof(msg), "FT-MPICH: the rebuild of MPI_COMM_WORLD failed: %s; the job ends",
@@ -259,147 +273,14 @@ static void pathological(const char *what)
     MPID_Abort(MPIR_Process.comm_world, MPI_SUCCESS, 1, msg);
 }
 
-/* A survivor the coordinator waits for: alive, not leaving, not itself. */
-static int awaited_survivor(const uint8_t * dead, int pid)
+int MPIDI_FTDEV_rb_awaited_survivor(const uint8_t * dead, int pid)
 {
     return pid != MPIDI_FTDEV_global.world.my_pid && !MPID_FT_set_has(dead, pid) &&
         MPIDI_FTDEV_global.peers.state[pid] == MPIDI_FTDEV_PEER_ALIVE &&
         !MPIDI_FTDEV_global.peers.finalizing[pid];
 }
 
-/* ---- the survivors' tree: process ids counted from the coordinator's ---- */
-
-typedef struct {
-    uint32_t epoch;
-    int coordinator;
-    const uint8_t *dead;
-    int sent_to;                /* the parent it last sent READY to; -1: none yet */
-    int mpi_errno;
-} survivor_wait_t;
-
-static int pid_at(const survivor_wait_t * w, int v)
-{
-    return MPID_FT_tree_member(v, w->coordinator, MPIDI_FTDEV_global.world.num_pids);
-}
-
-static int my_position(const survivor_wait_t * w)
-{
-    return MPID_FT_tree_position(MPIDI_FTDEV_global.world.my_pid, w->coordinator,
-                                 MPIDI_FTDEV_global.world.num_pids);
-}
-
-static int awaited_at(int v, void *arg)
-{
-    const survivor_wait_t *w = arg;
-    return awaited_survivor(w->dead, pid_at(w, v));
-}
-
-/* Its nearest ancestor that is a live survivor (the coordinator at last);
- * only survivors, never the coordinator, wait in this tree. */
-static int ready_parent(const survivor_wait_t * w)
-{
-    return pid_at(w, MPID_FT_tree_parent(my_position(w), awaited_at, (void *) w));
-}
-
-/* READY came for every live survivor of its subtree. */
-static int subtree_ready(const survivor_wait_t * w)
-{
-    int v = my_position(w);
-    int end = MPID_FT_tree_subtree_end(v, MPIDI_FTDEV_global.world.num_pids);
-    for (int u = v + 1; u < end; u++) {
-        int pid = pid_at(w, u);
-        if (awaited_survivor(w->dead, pid) && rb.ready_epoch[pid] != w->epoch)
-            return 0;
-    }
-    return 1;
-}
-
-/* READY for itself and every survivor it has READY for. */
-static int send_ready(int to, uint32_t epoch)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int n = MPIDI_FTDEV_global.world.num_pids;
-    size_t len;
-    MPIDI_FTDEV_rb_msg_t *ready = MPIDI_FTDEV_rb_new_msg(MPIDI_FTDEV_RB_READY, epoch,
-                                                         MPID_FT_SET_BYTES(n), &len);
-
-    MPIR_ERR_CHKANDJUMP(ready == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    uint8_t *set = (uint8_t *) (ready + 1);
-    MPID_FT_set_add(set, MPIDI_FTDEV_global.world.my_pid);
-    for (int p = 0; p < n; p++)
-        if (rb.ready_epoch[p] == epoch)
-            MPID_FT_set_add(set, p);
-    mpi_errno = MPIDI_FTDEV_rb_send(to, ready, len);
-    MPL_free(ready);
-  fn_fail:
-    return mpi_errno;
-}
-
-/* READY goes up once the subtree is ready, again to a new parent; the
- * wait ends with REBUILT, or when the coordinator failed (the rebuild
- * starts again) */
-static int ready_step(void *arg)
-{
-    survivor_wait_t *w = arg;
-
-    if (MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, w->epoch) ||
-        MPIDI_FTDEV_global.peers.state[w->coordinator] != MPIDI_FTDEV_PEER_ALIVE)
-        return 1;
-    if (!subtree_ready(w))
-        return 0;
-    int parent = ready_parent(w);
-    if (parent != w->sent_to) {
-        if (w->sent_to < 0)
-            MPID_FT_test_death("before-ready", 1, 0);
-        w->mpi_errno = send_ready(parent, w->epoch);
-        if (w->mpi_errno != MPI_SUCCESS)
-            return 1;
-        w->sent_to = parent;
-    }
-    return 0;
-}
-
-/* REBUILT goes back to each survivor whose READY came here. */
-static int pass_rebuilt_on(uint32_t epoch, const uint8_t * dead)
-{
-    int mpi_errno = MPI_SUCCESS;
-    for (int pid = 0; pid < MPIDI_FTDEV_global.world.num_pids && mpi_errno == MPI_SUCCESS; pid++)
-        if (rb.ready_from[pid] == epoch && awaited_survivor(dead, pid)) {
-            mpi_errno = MPIDI_FTDEV_rb_send(pid, last_received, last_received_len);
-        }
-    return mpi_errno;
-}
-
-static int survivor_waits_for_rebuilt(uint32_t epoch, int coordinator, const uint8_t * dead,
-                                      int *again)
-{
-    int mpi_errno = MPI_SUCCESS;
-    survivor_wait_t w = {.epoch = epoch,.coordinator = coordinator,.dead = dead,.sent_to = -1 };
-
-    mpi_errno = MPID_FT_wait(ready_step, &w, "the rebuild's REBUILT");
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = w.mpi_errno;
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch)) {
-        *again = 1;
-        goto fn_exit;
-    }
-    mpi_errno = pass_rebuilt_on(epoch, dead);
-    MPIR_ERR_CHECK(mpi_errno);
-    const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (last_received + 1);
-    for (uint32_t i = 0; i < last_received->count; i++, e = MPIDI_FTDEV_rb_next_entry(e)) {
-        mpi_errno = install(e->pid, e + 1, e->address_len, NULL, &e->heartbeat);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    /* the survivors below wait for what was passed on */
-    mpi_errno = MPIDI_FTDEV_ctrl_flush(MPIDI_FTDEV_CTRL_REBUILD);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
+/* ---- the coordinator's side ------------------------------------------------------ */
 
 /* Everyone answered; or else, with late non-NULL, who did not. */
 static int everyone_answered(uint32_t epoch, const uint8_t * dead, char *late, size_t late_len)
@@ -413,7 +294,7 @@ static int everyone_answered(uint32_t epoch, const uint8_t * dead, char *late, s
             missing = !rb.hello_died[pid] &&
                 (rb.hello_epoch[pid] != epoch || rb.hello_ep[pid] == NULL);
         else
-            missing = awaited_survivor(dead, pid) && rb.ready_epoch[pid] != epoch;
+            missing = MPIDI_FTDEV_rb_awaited_survivor(dead, pid) && rb.ready_epoch[pid] != epoch;
         if (missing && late && strlen(late) + 16 < late_len)
             snprintf(late + strlen(late), late_len - strlen(late), "%s%d", all ? "" : ", ", pid);
         all &= !missing;
@@ -468,7 +349,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
      * they were waiting; then the replacements, which become this
      * process's peers */
     for (int pid = 0; pid < n; pid++) {
-        if (rb.ready_from[pid] == epoch && awaited_survivor(dead, pid)) {
+        if (rb.ready_from[pid] == epoch && MPIDI_FTDEV_rb_awaited_survivor(dead, pid)) {
             mpi_errno = MPIDI_FTDEV_rb_send(pid, rebuilt, sizeof(*rebuilt) + rebuilt_len);
             MPIR_ERR_CHECK(mpi_errno);
             MPID_FT_test_death("mid-announce", 1, 0);
@@ -477,7 +358,7 @@ static int welcome_and_announce(uint32_t epoch, const uint8_t * dead)
     for (int pid = 0; pid < n; pid++) {
         if (!MPID_FT_set_has(dead, pid) || rb.hello_died[pid])
             continue;
-        mpi_errno = install(pid, rb.hello_address[pid], rb.hello_len[pid], rb.hello_ep[pid],
+        mpi_errno = MPIDI_FTDEV_rb_install(pid, rb.hello_address[pid], rb.hello_len[pid], rb.hello_ep[pid],
                             &rb.hello_hb[pid]);
         MPIR_ERR_CHECK(mpi_errno);
         rb.hello_ep[pid] = NULL;
@@ -534,7 +415,7 @@ static int answers_step(void *arg)
         everyone_answered(w->epoch, w->dead, late, sizeof(late));
         snprintf(what, sizeof(what), "rank(s) %s did not join within %d s "
                  "(MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT)", late, MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT);
-        pathological(what);
+        MPIDI_FTDEV_rb_pathological(what);
     }
     return 0;
 }
@@ -573,7 +454,7 @@ static int coordinate(uint32_t epoch, const uint8_t * dead)
         if (mpi_errno != MPI_SUCCESS) {
             char what[MPI_MAX_ERROR_STRING];
             MPIR_Err_get_string(mpi_errno, what, sizeof(what), NULL);
-            pathological(what);
+            MPIDI_FTDEV_rb_pathological(what);
         }
         MPID_FT_test_death("after-spawn", 1, 0);
     }
@@ -608,7 +489,7 @@ int MPID_FT_rebuild_world(uint32_t epoch, const uint8_t * dead, int coordinator,
     if (coordinator == MPIDI_FTDEV_global.world.my_pid)
         mpi_errno = coordinate(epoch, dead);
     else
-        mpi_errno = survivor_waits_for_rebuilt(epoch, coordinator, dead, again);
+        mpi_errno = MPIDI_FTDEV_rb_survivor_wait(epoch, coordinator, dead, again);
 
   fn_exit:
     return mpi_errno;
