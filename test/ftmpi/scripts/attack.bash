@@ -183,6 +183,26 @@ end_flooded_job() {
     found=$(grep -Eac "rank [0-9]+: Found|check failed" "$out")
 }
 
+# flood_and_go COMMAND...: the flooding COMMAND in the background (its
+# output in $adir/flood.out); $GO_AFTER seconds later the job goes on
+# ($go), and both are waited for (end_flooded_job)
+flood_and_go() {
+    "$@" >"$adir/flood.out" 2>&1 &
+    local flooder=$!
+    sleep "$GO_AFTER"
+    end_flooded_job "$go" "$flooder"
+}
+
+# job_ended_right: whether mpiexec exited 0 and the 4 processes reported
+# No Errors and no error (says what was wrong otherwise)
+job_ended_right() {
+    local right=0
+    [ "$rc" = 0 ] || { right=1; echo "  mpiexec exited with status $rc"; }
+    [ "$reported" = 4 ] && [ "$found" = 0 ] ||
+        { right=1; echo "  $reported of 4 processes reported No Errors, $found error line(s)"; }
+    return $right
+}
+
 # bad_job: the case $label failed; shows the end of the job's output
 bad_job() {
     bad "$label"

@@ -114,10 +114,7 @@ for what in spawn rebuild; do
         bad "$label: no listening port of the job's processes found on nodes 1 and 2"
         touch "$go"; wait "$job"; continue
     fi
-    on_node3 flood $FLOOD_SECONDS 4 $targets >"$adir/flood.out" 2>&1 &
-    flooder=$!
-    sleep $GO_AFTER
-    end_flooded_job "$go" "$flooder"
+    flood_and_go on_node3 flood $FLOOD_SECONDS 4 $targets
     lost=$(grep -a "UCX closed its TCP listening socket" "$out" | head -n 2)
     deaths=$(grep -Ea "$ATTACK_DEATH_LINES" "$out" | head -n 3)
     shut=0
@@ -127,8 +124,7 @@ for what in spawn rebuild; do
     done
     ok=1
     [ -z "$lost" ] || { ok=0; echo "  listeners lost:"; echo "$lost" | sed 's/^/      | /'; }
-    [ "$rc" = 0 ] || { ok=0; echo "  mpiexec exited with status $rc"; }
-    [ "$reported" = 4 ] && [ "$found" = 0 ] || { ok=0; echo "  $reported of 4 processes reported No Errors, $found error line(s)"; }
+    job_ended_right || ok=0
     if [ $what = spawn ] && [ -n "$deaths" ]; then
         ok=0; echo "  the job's output tells of a death:"; echo "$deaths" | sed 's/^/      | /'
     fi
