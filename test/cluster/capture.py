@@ -8,6 +8,8 @@ for SECONDS, and written to OUT one per line in hex, each distinct
 datagram once (at most 4,096).
 
     capture.py LINK SECONDS OUT PORT...
+
+Exit status 77 (and one line) where no packet socket can be opened.
 """
 import select
 import socket
@@ -24,7 +26,11 @@ def main():
         sys.exit(__doc__)
     link, seconds, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     ports = {int(p) for p in sys.argv[4:]}
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    try:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    except OSError as e:
+        print(f"cannot capture: no packet socket here ({e})")
+        sys.exit(77)
     if link != "any":
         s.bind((link, 0))
     seen, order = set(), []

@@ -77,12 +77,17 @@ for mode in shrink ulfm rebuild; do
     fi
     ip netns exec "$FTMPI_CLUSTER-sw" python3 "$capture" any 2 "$adir/captured" \
         $(echo "$ports" | sed 's/.*://') >"$adir/capture.out" 2>&1
+    captured=$?
+    [ -f "$adir/captured" ] || : >"$adir/captured"
     chmod 0644 "$adir/captured"
     on_node3 datagrams 5 "$adir/captured" $ports >"$adir/datagrams.out" 2>&1 ||
         bad "$label: the attacker sent nothing: $(cat "$adir/datagrams.out")"
     sed 's/^/  /' "$adir/capture.out" "$adir/datagrams.out"
-    grep -q "^captured [1-9]" "$adir/capture.out" ||
+    if [ $captured = 77 ]; then
+        echo "  replays not tried: this machine lets no packet socket be opened"
+    elif ! grep -q "^captured [1-9]" "$adir/capture.out"; then
         bad "$label: no datagram of the job crossed the bridge: nothing replayed"
+    fi
     sleep 1
     finish_job
     judge
