@@ -15,7 +15,8 @@
 #              correct, mpiexec exits 0, nothing declared failed), and
 #              each trace says little about what it dropped: at most 20
 #              lines, however many datagrams came.
-#   listeners  spawn and REBUILD (test/ftmpi/late_proxy.c, soft limit
+#   listeners  spawn in SHRINK and in ULFM, and REBUILD
+#              (test/ftmpi/late_proxy.c, soft limit
 #              1,024 and hard 4,096 descriptors, the processes calling MPI
 #              every millisecond): for 20 s node 3 floods every TCP port
 #              the job's processes listen on (UCX's) with connections that
@@ -104,15 +105,16 @@ done
 
 FLOOD_SECONDS=20
 GO_AFTER=12
-for what in spawn rebuild; do
-    label="UCX listeners flooded from another node, then $what"
-    go=$tmp/go.$what
-    traces=$tmp/trace.flood.$what
+for case in "spawn shrink" "spawn ulfm" "rebuild rebuild"; do
+    what=${case% *} mode=${case#* }
+    label="UCX listeners flooded from another node, then $what, $mode"
+    go=$tmp/go.$what.$mode
+    traces=$tmp/trace.flood.$what.$mode
     mkdir -p "$traces"
     job_env="ATTACK_GO_FILE=$go ATTACK_WAIT_IN_MPI=1 MPIR_CVAR_FTMPI_TRACE_FILE=$traces/t"
     [ $what = rebuild ] &&
         job_env="$job_env FTMPI_COMM_MODE=rebuild FTMPI_RECOVERY_MODE=auto MPIR_CVAR_CH4_FTDEV_REBUILD_TIMEOUT=30"
-    start_job plain prlimit --nofile=1024:4096 "$bin/late_proxy" $what
+    start_job $mode prlimit --nofile=1024:4096 "$bin/late_proxy" $what
     wait_ready || { touch "$go"; wait "$job"; continue; }
     targets=$(job_ports late_proxy tcp)
     if [ -z "$targets" ]; then
