@@ -42,8 +42,9 @@ def main():
         # Ethernet, IPv4, UDP
         if len(frame) < 14 + 20 + 8 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
             continue
-        ihl = (frame[14] & 0x0F) * 4
-        udp = 14 + ihl
+        udp = 14 + (frame[14] & 0x0F) * 4
+        if len(frame) < udp + 8:
+            continue
         dport, length = struct.unpack("!2xH H", frame[udp:udp + 6])
         payload = frame[udp + 8:udp + length]
         if dport in ports and payload and payload not in seen:

@@ -175,19 +175,38 @@ void MPIDI_FTDEV_listener_guard_before_worker(void)
     each_fd(note_before, NULL);
 }
 
+/* UCX's own thread closes descriptors it has just accepted, and its
+ * progress those it gave up on, while the guard runs: a socket is
+ * reached through a descriptor of the guard's own that is checked to
+ * name the same socket (inode ino), never through a number that may have
+ * been reused meanwhile. -1 when fd names another file or none. */
+static int own_descriptor(int fd, ino_t ino)
+{
+    int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    struct stat st;
+    if (own >= 0 && (fstat(own, &st) != 0 || st.st_ino != ino)) {
+        close(own);
+        own = -1;
+    }
+    return own;
+}
+
+/* Whether descriptor fd (-1: none noted) is open. */
+static int in_use(int fd)
+{
+    return fd > 0 && fcntl(fd, F_GETFD) != -1;
+}
+
 /* Calls fn(fd, arg) with a descriptor of the guard's own for each of
- * UCX's listening sockets that is still there: UCX's threads may close
- * and reuse the numbers it noted. */
+ * UCX's listening sockets that is still there. */
 static void each_listener(void (*fn) (int fd, void *arg), void *arg)
 {
     for (int i = 0; i < guard.num_ucx; i++) {
-        int own = fcntl(guard.ucx[i].fd, F_DUPFD_CLOEXEC, 0);
-        if (own < 0)
-            continue;
-        struct stat st;
-        if (fstat(own, &st) == 0 && st.st_ino == guard.ucx[i].ino)
+        int own = own_descriptor(guard.ucx[i].fd, guard.ucx[i].ino);
+        if (own >= 0) {
             fn(own, arg);
-        close(own);
+            close(own);
+        }
     }
 }
 
@@ -299,29 +318,21 @@ static int longest_silent_first(const void *a, const void *b)
     return (x->silent_ms < y->silent_ms) - (x->silent_ms > y->silent_ms);
 }
 
-/* UCX's own thread closes descriptors it has just accepted, and its
- * progress those it gave up on, while this runs: a socket is shut down
- * through a descriptor of the guard's own that is checked to name the
- * same socket, never through a number that may have been reused
- * meanwhile. */
 static void shut_down(const silent_t * c)
 {
-    int own = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+    int own = own_descriptor(c->fd, c->ino);
     if (own < 0)
         return;
-    struct stat st;
     struct sockaddr_storage peer;
     socklen_t peer_len = sizeof(peer);
-    if (fstat(own, &st) == 0 && st.st_ino == c->ino) {
-        char who[INET6_ADDRSTRLEN + 8] = "?";
-        if (getpeername(own, (struct sockaddr *) &peer, &peer_len) == 0)
-            peer_name(&peer, who, sizeof(who));
-        shutdown(own, SHUT_RDWR);
-        MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONNECTION,
-                           "a connection to UCX's listener from %s that sent %u of the %zu "
-                           "bytes of a handshake in %u ms (descriptors run short)", who,
-                           c->bytes, c->handshake, c->silent_ms);
-    }
+    char who[INET6_ADDRSTRLEN + 8] = "?";
+    if (getpeername(own, (struct sockaddr *) &peer, &peer_len) == 0)
+        peer_name(&peer, who, sizeof(who));
+    shutdown(own, SHUT_RDWR);
+    MPIDI_FTDEV_reject(MPIDI_FTDEV_REJECT_CONNECTION,
+                       "a connection to UCX's listener from %s that sent %u of the %zu "
+                       "bytes of a handshake in %u ms (descriptors run short)", who,
+                       c->bytes, c->handshake, c->silent_ms);
     close(own);
 }
 
@@ -370,7 +381,7 @@ static void close_gate(void)
 /* closes the gate once three quarters of the limit are in use */
 static void watch_gate(void)
 {
-    if (!guard.gated && guard.gate_fd > 0 && fcntl(guard.gate_fd, F_GETFD) != -1)
+    if (!guard.gated && in_use(guard.gate_fd))
         close_gate();
 }
 
@@ -430,7 +441,7 @@ void MPIDI_FTDEV_listener_guard_check(double now_ms)
 {
     if (guard.num_ucx == 0)
         return;
-    int short_of_fds = guard.probe_fd > 0 && fcntl(guard.probe_fd, F_GETFD) != -1;
+    int short_of_fds = in_use(guard.probe_fd);
     if (guard.gated && !short_of_fds)
         open_gate();
     watch_gate();

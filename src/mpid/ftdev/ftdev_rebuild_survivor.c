@@ -126,13 +126,13 @@ int MPIDI_FTDEV_rb_survivor_wait(uint32_t epoch, int coordinator, const uint8_t 
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = w.mpi_errno;
     MPIR_ERR_CHECK(mpi_errno);
-    if (!MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch)) {
+    const MPIDI_FTDEV_rb_msg_t *rebuilt = MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch);
+    if (rebuilt == NULL) {
         *again = 1;
         goto fn_exit;
     }
     mpi_errno = pass_rebuilt_on(epoch, dead);
     MPIR_ERR_CHECK(mpi_errno);
-    const MPIDI_FTDEV_rb_msg_t *rebuilt = MPIDI_FTDEV_rb_received(MPIDI_FTDEV_RB_REBUILT, epoch);
     const MPIDI_FTDEV_rb_entry_t *e = (const MPIDI_FTDEV_rb_entry_t *) (rebuilt + 1);
     for (uint32_t i = 0; i < rebuilt->count; i++, e = MPIDI_FTDEV_rb_next_entry(e)) {
         mpi_errno = MPIDI_FTDEV_rb_install(e->pid, e + 1, e->address_len, NULL, &e->heartbeat);
