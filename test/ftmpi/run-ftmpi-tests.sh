@@ -294,7 +294,11 @@ if [ ${#only[@]} -eq 0 ] && { [ $listed_only = no ] || [ $with_scripts = yes ]; 
         secs=$(elapsed "$start")
         if [ $rc = 0 ]; then record "$(basename "$t" .sh)" ok "$secs"
         elif [ $rc = 77 ]; then printf 'SKIP  %-44s %6.1fs  %s\n' "$(basename "$t" .sh)" "$secs" "$(echo "$msg" | tail -n 1)"
-        else record "$(basename "$t" .sh)" FAIL "$secs" "$(echo "$msg" | tail -n 2 | tr '\n' ' ')"; fi
+        else
+            out= record "$(basename "$t" .sh)" FAIL "$secs" "$(echo "$msg" | tail -n 2 | tr '\n' ' ')"
+            # what the script said of the failure, for the CI's log
+            echo "$msg" | grep -E '^(FAIL|  )' | head -n 40 | sed 's/^/      | /'
+        fi
     done
 fi
 

@@ -401,7 +401,8 @@ static void *beat(void *arg)
         struct pollfd fds[2] = { {.fd = MPIDI_FTDEV_hb.sock,.events = POLLIN},
         {.fd = MPIDI_FTDEV_hb.watch_epoll,.events = POLLIN}
         };
-        poll(fds, MPIDI_FTDEV_hb.watch_epoll >= 0 ? 2 : 1, (int) (period / 2) + 1);
+        poll(fds, MPIDI_FTDEV_hb.watch_epoll >= 0 ? 2 : 1,
+             MPIDI_FTDEV_listener_guard_wait_ms((int) (period / 2) + 1));
         if (fds[1].revents) {
             MPIDI_FTDEV_watch_collect();
             MPIDI_FTDEV_watch_forget_ended();

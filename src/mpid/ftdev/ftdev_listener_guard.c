@@ -42,10 +42,17 @@
 #define YOUNGEST_SHUT_MS 20
 #define CHECK_INTERVAL_MS 1000.0
 #define SHORT_CHECK_INTERVAL_MS 250.0
-/* the listeners' queue of connections UCX has yet to accept: what a
- * flood still brings in after the gate closes */
-#define MIN_BACKLOG 128
+/* the listeners' queues of connections UCX has yet to accept, all of
+ * them together: a sixteenth of the limit, which a flood can still bring
+ * in after the gate closes; the rest of the last quarter is for what UCX
+ * accepts before the gate is seen to close */
+#define BACKLOG_SHARE 16
+#define MIN_BACKLOG 16
 #define OWN_THREAD_PERIOD_MS 100
+/* how often the gate is looked at while descriptors run short and it is
+ * open: a flood fills the last quarter of the limit within a
+ * heartbeat's turn */
+#define GATE_WATCH_MS 5
 
 /* The kernel's struct tcp_info goes on past glibc's (netinet/tcp.h; its
  * linux/tcp.h cannot be included beside it): since Linux 4.1 four 64-bit
@@ -210,9 +217,9 @@ static void each_listener(void (*fn) (int fd, void *arg), void *arg)
     }
 }
 
-/* UCX asks for the kernel's longest queue (somaxconn, commonly 4,096):
- * so many connections could still be accepted after the gate closes,
- * more than the free half of a small limit */
+/* UCX asks for the kernel's longest queue (somaxconn, commonly 4,096)
+ * on each listener: so many connections could still be accepted after
+ * the gate closes, more than the last quarter of a small limit */
 static void shorten_backlog(int fd, void *arg)
 {
     listen(fd, *(int *) arg);
@@ -221,7 +228,7 @@ static void shorten_backlog(int fd, void *arg)
 void MPIDI_FTDEV_listener_guard_after_worker(void)
 {
     each_fd(note_ucx, NULL);
-    int backlog = MPL_MAX(MIN_BACKLOG, guard.limit / 8);
+    int backlog = MPL_MAX(MIN_BACKLOG, guard.limit / BACKLOG_SHARE / MPL_MAX(1, guard.num_ucx));
     if (guard.limit > 0)
         each_listener(shorten_backlog, &backlog);
     MPID_FT_TRACE("connection guard: %d listening socket(s) of UCX's, descriptors run short "
@@ -455,6 +462,13 @@ void MPIDI_FTDEV_listener_guard_check(double now_ms)
     }
 }
 
+int MPIDI_FTDEV_listener_guard_wait_ms(int usual_ms)
+{
+    if (guard.num_ucx > 0 && !guard.gated && in_use(guard.probe_fd))
+        return MPL_MIN(usual_ms, GATE_WATCH_MS);
+    return usual_ms;
+}
+
 static double wall_ms(void)
 {
     struct timespec ts;
@@ -466,7 +480,7 @@ static void *guard_thread(void *arg)
 {
     while (__atomic_load_n(&guard.running, __ATOMIC_ACQUIRE)) {
         MPIDI_FTDEV_listener_guard_check(wall_ms());
-        poll(NULL, 0, OWN_THREAD_PERIOD_MS);
+        poll(NULL, 0, MPIDI_FTDEV_listener_guard_wait_ms(OWN_THREAD_PERIOD_MS));
     }
     return NULL;
 }

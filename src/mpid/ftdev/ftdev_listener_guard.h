@@ -13,8 +13,9 @@
  *
  * The guard gives the process every descriptor it may have (the soft
  * limit raised to the hard one), learns which listening sockets are
- * UCX's (those ucp_worker_create opened) and shortens their queue of
- * connections not yet accepted to an eighth of the limit. From the
+ * UCX's (those ucp_worker_create opened) and shortens their queues of
+ * connections not yet accepted to a sixteenth of the limit together.
+ * From the
  * heartbeat thread (or where none runs from one of its own), when
  * descriptors run short (the descriptor at half the limit in use), it
  * shuts down, four times a second, the connections accepted on them that
@@ -47,6 +48,11 @@ void MPIDI_FTDEV_listener_guard_after_worker(void);
 /* Called by the heartbeat thread at each of its turns (now_ms: its
  * clock); cheap unless descriptors run short or a second has passed. */
 void MPIDI_FTDEV_listener_guard_check(double now_ms);
+
+/* How long the thread that runs the checks may wait for its next turn:
+ * usual_ms, or a few milliseconds while descriptors run short and the
+ * gate is open (a flood can fill the rest of the limit within a turn). */
+int MPIDI_FTDEV_listener_guard_wait_ms(int usual_ms);
 
 /* Where no heartbeat thread runs (ABORT mode, or heartbeats turned off),
  * the checks run in a thread of their own, ten times a second, from the
