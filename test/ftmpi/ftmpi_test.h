@@ -64,6 +64,23 @@ static inline unsigned char test_byte(int src, int dst, size_t i)
     return (unsigned char) (i * 31 + src * 7 + dst * 13 + (i >> 8));
 }
 
+/* A message of n bytes from src to dst, as test_byte makes it. */
+static inline void test_fill(unsigned char *b, size_t n, int src, int dst)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = test_byte(src, dst, i);
+}
+
+/* The first byte of a received message from src to dst that differs
+ * from test_byte's, or -1. */
+static inline int test_first_wrong(const unsigned char *b, size_t n, int src, int dst)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != test_byte(src, dst, i))
+            return (int) i;
+    return -1;
+}
+
 #endif /* FTMPI_TEST_H_INCLUDED */
 
 /* ---- fault-tolerance tests ------------------------------------------------

@@ -7,20 +7,6 @@
 
 #define MAX_BYTES (16 * 1024 * 1024)
 
-static void fill(unsigned char *b, size_t n, int src, int dst)
-{
-    for (size_t i = 0; i < n; i++)
-        b[i] = test_byte(src, dst, i);
-}
-
-static int verify(const unsigned char *b, size_t n, int src, int dst)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != test_byte(src, dst, i))
-            return (int) i;
-    return -1;
-}
-
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -36,7 +22,7 @@ int main(int argc, char **argv)
             for (int mode = 0; mode < 3; mode++) {
                 MPI_Status st;
                 int count;
-                fill(sbuf, n, rank, peer);
+                test_fill(sbuf, n, rank, peer);
                 memset(rbuf, 0xee, n + (n < MAX_BYTES));
                 if (rank < peer) {
                     if (mode == 0)
@@ -56,7 +42,7 @@ int main(int argc, char **argv)
                 MPI_Get_count(&st, MPI_BYTE, &count);
                 CHECK(count == (int) n, "count %d expected %zu", count, n);
                 CHECK(st.MPI_SOURCE == peer, "source %d expected %d", st.MPI_SOURCE, peer);
-                int bad = verify(rbuf, n, peer, rank);
+                int bad = test_first_wrong(rbuf, n, peer, rank);
                 CHECK(bad < 0, "size %zu mode %d: byte %d wrong", n, mode, bad);
                 if (n < MAX_BYTES)
                     CHECK(rbuf[n] == 0xee, "size %zu: wrote past the message", n);
@@ -103,7 +89,7 @@ int main(int argc, char **argv)
         int bsize = 1 << 20;
         void *bbuf = malloc(bsize + MPI_BSEND_OVERHEAD);
         MPI_Buffer_attach(bbuf, bsize + MPI_BSEND_OVERHEAD);
-        fill(sbuf, 1000, rank, peer);
+        test_fill(sbuf, 1000, rank, peer);
         if (rank < peer) {
             /* posted before the Bsend, so the reply's ready send is legal */
             MPI_Request r;
@@ -114,7 +100,7 @@ int main(int argc, char **argv)
             CHECK_MPI(MPI_Recv(rbuf, 1000, MPI_BYTE, peer, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             CHECK_MPI(MPI_Rsend(sbuf, 1000, MPI_BYTE, peer, 11, MPI_COMM_WORLD));
         }
-        CHECK(verify(rbuf, 1000, peer, rank) < 0, "bsend/rsend data");
+        CHECK(test_first_wrong(rbuf, 1000, peer, rank) < 0, "bsend/rsend data");
         MPI_Buffer_detach(&bbuf, &bsize);
         free(bbuf);
     }

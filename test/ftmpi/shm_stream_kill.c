@@ -30,20 +30,6 @@
 
 static int ulfm_mode, auto_mode, blank_mode;
 
-static void fill(unsigned char *b, size_t n, int src, int dst)
-{
-    for (size_t i = 0; i < n; i++)
-        b[i] = test_byte(src, dst, i);
-}
-
-static int first_wrong(const unsigned char *b, size_t n, int src, int dst)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != test_byte(src, dst, i))
-            return (int) i;
-    return -1;
-}
-
 typedef struct {
     int victim;
     const char *how;
@@ -75,7 +61,7 @@ static int stream(MPI_Comm comm, int tag, size_t n, unsigned char *out, unsigned
     MPI_Comm_size(comm, &size);
     int next = (me + 1) % size, prev = (me + size - 1) % size;
     double start = ft_now();
-    fill(out, n, me, next);
+    test_fill(out, n, me, next);
     for (int round = 0; round < rounds && ft_now() - start < seconds; round++) {
         MPI_Request req[2];
         MPI_Status st[2];
@@ -94,7 +80,7 @@ static int stream(MPI_Comm comm, int tag, size_t n, unsigned char *out, unsigned
         int received = rc == MPI_SUCCESS ||
             (rc == MPI_ERR_IN_STATUS && st[0].MPI_ERROR == MPI_SUCCESS);
         if (received && st[0].MPI_SOURCE != MPI_PROC_NULL) {
-            int wrong = first_wrong(in, n, prev, me);
+            int wrong = test_first_wrong(in, n, prev, me);
             CHECK(wrong < 0, "round %d: byte %d of %zu from rank %d is wrong", round, wrong, n,
                   prev);
         }
