@@ -45,15 +45,17 @@ static int posix_shm_works(void)
 }
 
 /* Endpoints use peer-failure error handling; in that mode UCX 1.13 leaves
- * shared memory out, and quietly runs node-local traffic over TCP at ten
- * times the latency, unless told that it may be used with error handling.
- * cma stays out for large messages (UCX wants memory invalidation there,
- * which its cma does not have): they go through shared memory in
- * fragments, at twice cma's speed where it was measured. */
+ * shared memory (and cma for large messages) out, and quietly runs
+ * node-local traffic over TCP at ten times the latency, unless told that
+ * both may be used with error handling. Without cma, large messages go
+ * through shared memory in fragments, twice as fast where it was
+ * measured, but then a rendezvous send that a failure cuts short can stay
+ * in UCX until the end (its request is never returned). */
 void MPIDI_FTDEV_set_ucx_defaults(void)
 {
     static const char *const defaults[][2] = {
         {"UCX_MM_ERROR_HANDLING", "y"},
+        {"UCX_CMA_MEMORY_INVALIDATE", "y"},
         /* shared memory notices a dead peer only through keepalive,
          * which checks every endpoint each interval */
         {"UCX_KEEPALIVE_INTERVAL", "100ms"},
