@@ -15,8 +15,7 @@
  * limit raised to the hard one), learns which listening sockets are
  * UCX's (those ucp_worker_create opened) and shortens their queues of
  * connections not yet accepted to a sixteenth of the limit together.
- * From the
- * heartbeat thread (or where none runs from one of its own), when
+ * From the heartbeat thread (or where none runs from one of its own), when
  * descriptors run short (the descriptor at half the limit in use), it
  * shuts down, four times a second, the connections accepted on them that
  * have not delivered UCX's handshake: every one silent for a second, and
