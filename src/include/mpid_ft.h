@@ -136,7 +136,9 @@ static inline void MPID_FT_set_add(uint8_t * set, int i)
  * coordinator, once the launcher started the replacements), "mid-announce"
  * (the coordinator, once one survivor was told the rebuild is done) and
  * "before-ready" (a survivor, before it tells the coordinator): the
- * process dies, to fail a rebuild half-way; and "replay" (ftdev sends
+ * process dies, to fail a rebuild half-way; ULFM's "mid-decide" (the
+ * coordinator dies with its decision at two members; N counts the
+ * agreements of the communicator); and "replay" (ftdev sends
  * sealed messages again, as someone who captured them would). Only in a
  * build
  * configured with --enable-ft-test-points (make check); elsewhere every

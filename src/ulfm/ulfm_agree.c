@@ -47,12 +47,14 @@
  *   - A member that already holds a decision answers every QUERY and
  *     CONTRIB with it; when the decision is not that coordinator's (an
  *     earlier one's, taken before it committed), it is marked found, and
- *     a committed member does not take it: it passes it up to the
- *     coordinator, which adopts it as its own decision. A member that
- *     holds a decision passes a coordinator's DECIDE on to its children in
- *     that coordinator's tree and to every member that sent it CONTRIB,
- *     so a decided member that returned from the call does not cut the
- *     members below it off.
+ *     a committed member does not take it: it sends it to the
+ *     coordinator itself (a decided parent would only answer with it
+ *     again), which adopts it as its own decision and answers with it (a
+ *     coordinator keeps one that comes before it took the role). A member
+ *     that holds a decision passes a coordinator's DECIDE on to its
+ *     children in that coordinator's tree and to every member that sent it
+ *     CONTRIB, so a decided member that returned from the call does not
+ *     cut the members below it off.
  *
  * Why survivors agree: a decision is made only by rank 0, or by a
  * coordinator that every survivor answered; one that held an earlier
@@ -286,11 +288,17 @@ static void commit(instance_t * in, int origin, const char *why)
 {
     in->origin = origin;
     in->parent_pid = -1;
+    in->found_sent_to = -1;
     in->failures_at_query = (unsigned) -1;
     memset(in->queried, 0, MPID_FT_SET_BYTES(in->size));
     memset(in->answered, 0, MPID_FT_SET_BYTES(in->size));
-    MPL_free(in->found);
-    in->found = NULL;
+    /* (coordinators only move up: a decision found for a lower one is of
+     * no use any more; one found for this process as a coordinator waits
+     * until it takes the role) */
+    if (in->found && in->found->origin < origin) {
+        MPL_free(in->found);
+        in->found = NULL;
+    }
     if (in->entered)
         MPID_FT_set_add(in->answered, in->own_rank);
     MPID_FT_TRACE("agree %#x/%u: answers to coordinator %d (%s)", in->context_id, in->seq,
@@ -331,10 +339,13 @@ static void agree_message(int from, const void *buf, size_t len)
                     in->answered[i] |= m->ranks[2 * bytes + i];
             break;
         case MSG_QUERY:
-            if (in->decided)
+            if (in->decided) {
                 answer_decided(in, from, m->origin);
-            else if (m->origin == in->origin)
-                in->parent_pid = -1;    /* a parent of a repaired tree asks: answered again */
+            } else if (m->origin == in->origin) {
+                /* a parent of a repaired tree asks: answered again */
+                in->parent_pid = -1;
+                in->found_sent_to = -1;
+            }
             else if (m->origin > in->origin)
                 commit(in, m->origin, "it asked");
             break;
@@ -347,15 +358,18 @@ static void agree_message(int from, const void *buf, size_t len)
                     relay_decision(in, m);
                 else if (in->entered)
                     answer_decided(in, from, m->origin);
-            } else if (in->entered && m->origin == in->origin) {
+            } else if (!m->found) {
                 /* (only its coordinator's is taken) */
-                if (!m->found || m->origin == in->own_rank) {
+                if (in->entered && m->origin == in->origin)
                     adopt(in, in->origin, m->flag, m->raise, m->ranks, m->ranks + 3 * bytes);
-                } else if (in->found == NULL) {
-                    in->found = MPL_malloc(len, MPL_MEM_OTHER);
-                    if (in->found)
-                        memcpy(in->found, m, len);
-                }
+            } else if (in->found == NULL && (!in->entered || m->origin == in->origin ||
+                                             m->origin == in->own_rank)) {
+                /* for its coordinator, or for itself as one (also before it
+                 * entered: only a coordinator is sent one then); tree_step
+                 * passes it on or takes it */
+                in->found = MPL_malloc(len, MPL_MEM_OTHER);
+                if (in->found)
+                    memcpy(in->found, m, len);
             }
             break;
     }
@@ -415,9 +429,15 @@ static int try_decide(instance_t * in)
  * member that sent CONTRIB. */
 static void pass_on(instance_t * in)
 {
+    int sent = 0;
     for (int r = 0; r < (int) in->size; r++)
-        if (owed_decision(in, r, in->decided_origin))
+        if (owed_decision(in, r, in->decided_origin)) {
             send_msg(in->pids[r], MSG_DECIDE, in, in->decided_origin, 0);
+            /* (a test point: the coordinator dies with its decision known
+             * to two members only) */
+            if (++sent == 2 && in->decided_origin == in->own_rank)
+                MPID_FT_test_death("mid-decide", in->seq, 0.02);
+        }
 }
 
 /* ---- one agreement, in steps ----------------------------------------------------- */
@@ -471,10 +491,24 @@ int MPIR_ULFM_agree_start(MPIR_Comm * comm, int flag, const uint32_t * and_mask,
     goto fn_exit;
 }
 
+/* The coordinator takes an earlier decision found for it as its own, and
+ * owes it to the member that passed it on. */
+static void take_found(instance_t * in)
+{
+    const agree_msg_t *m = in->found;
+    size_t bytes = MPID_FT_SET_BYTES(in->size);
+    adopt(in, in->own_rank, m->flag, m->raise, m->ranks, m->ranks + 3 * bytes);
+    MPID_FT_set_add(in->asked, m->head.sender);
+    MPID_FT_TRACE("agree %#x/%u: takes the decision found (flag %#x)", in->context_id, in->seq,
+                  (unsigned) in->flag[0]);
+}
+
 /* One step in the coordinator's tree: a new coordinator when this one's
- * failed, QUERY to children not yet asked, and what the subtree holds (or
- * an earlier decision found in it) to the parent, again to a new one when
- * the parent fails; the coordinator decides. */
+ * failed, QUERY to children not yet asked, and what the subtree holds to
+ * the parent, again to a new one when the parent fails; the coordinator
+ * decides. An earlier decision found goes to the coordinator itself,
+ * which takes it: the member that found it may sit below a decided one,
+ * which would only answer with it again. */
 static void tree_step(instance_t * in)
 {
     int me = in->own_rank;
@@ -487,14 +521,26 @@ static void tree_step(instance_t * in)
         in->failures_at_query = failures;
         query_children(in, c);
     }
+    int found_for_c = in->found && in->found->origin == c;
     if (c == me) {
-        try_decide(in);
+        if (found_for_c)
+            take_found(in);
+        else
+            try_decide(in);
+        return;
+    }
+    if (found_for_c) {
+        if (in->found_sent_to != in->pids[c]) {
+            in->found_sent_to = in->pids[c];
+            in->found->head.sender = me;
+            send_bytes(in, in->pids[c], in->found);
+        }
         return;
     }
     /* once sent, only a new failure or a new parent's QUERY sends again */
     if (in->parent_pid >= 0 && failures == in->failures_at_send)
         return;
-    if (in->found == NULL && !subtree_in(in, me, c, c == 0 ? in->contributed : in->answered))
+    if (!subtree_in(in, me, c, c == 0 ? in->contributed : in->answered))
         return;
     in->failures_at_send = failures;
     int parent_pid = in->pids[live_parent(in, me, c)];
@@ -504,10 +550,7 @@ static void tree_step(instance_t * in)
         MPID_FT_TRACE("agree %#x/%u: parent failed, sending to process %d", in->context_id,
                       in->seq, parent_pid);
     in->parent_pid = parent_pid;
-    if (in->found)
-        send_bytes(in, parent_pid, in->found);
-    else
-        send_msg(parent_pid, MSG_CONTRIB, in, c, c != 0);
+    send_msg(parent_pid, MSG_CONTRIB, in, c, c != 0);
 }
 
 int MPIR_ULFM_agree_step(MPIR_ULFM_agreement_t * ag, int *flag, MPIR_ULFM_outcome_t * outcome)

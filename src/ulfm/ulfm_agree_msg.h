@@ -24,7 +24,8 @@ static const MPID_FT_msg_kinds_t ulfm_agree_kinds = {
 typedef struct {
     /* seq: the agreement's number over the communicator; sender: the rank
      * of the member that wrote it (an intercommunicator's: both groups,
-     * the low one's first), which a relayed decision keeps */
+     * the low one's first), which a relayed decision keeps (a found one
+     * sent on to the coordinator names the member that sends it) */
     MPID_FT_msg_head_t head;
     uint32_t context_id;
     uint32_t size;              /* members of the communicator */
@@ -36,7 +37,7 @@ typedef struct {
                                  * AND of its members' flags; DECIDE: the AND */
     int32_t raise;              /* DECIDE: raise MPIX_ERR_PROC_FAILED */
     int32_t query_answer;       /* CONTRIB: an answer of members committed to `origin` */
-    int32_t found;              /* DECIDE: an earlier decision, passed up to `origin` */
+    int32_t found;              /* DECIDE: an earlier decision, for coordinator `origin` */
     /* three sets of ranks: CONTRIB: its members, the failures all of them
      * acknowledged, the members that committed to `origin`; DECIDE: the
      * non-contributors; then the bitmap (CONTRIB: its members' AND;

@@ -50,7 +50,7 @@ instance_t *MPII_ULFM_instance(uint32_t context_id, uint32_t seq, uint32_t size,
     *in = (instance_t) {
         .context_id = context_id,.seq = seq,.size = size,.and_words = and_words,
         .flag_and = {~0, ~0},.parent_pid = -1,.failures_at_query = (unsigned) -1,
-        .relayed_origin = -1,.and_mask = (uint32_t *) (block + mask_at),
+        .relayed_origin = -1,.found_sent_to = -1,.and_mask = (uint32_t *) (block + mask_at),
         .pids = (int *) (block + pids_at)
     };
     uint8_t *set = (uint8_t *) (in + 1);

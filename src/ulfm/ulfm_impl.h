@@ -40,7 +40,9 @@ typedef struct instance {
     int flag_and[2];
     uint32_t *and_mask;         /* the bitmap: the AND of those held; once decided, the AND */
     uint8_t *asked;             /* members that sent it CONTRIB, to be answered */
-    agree_msg_t *found;         /* an earlier decision to pass up to `origin` */
+    agree_msg_t *found;         /* an earlier decision, for `origin` (or for this
+                                 * process as a coordinator later) */
+    int found_sent_to;          /* the coordinator's pid it was sent to; -1: none */
     /* the decision */
     int decided;
     int decided_origin;         /* the coordinator whose decision it is */

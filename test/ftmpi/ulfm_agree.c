@@ -2,11 +2,11 @@
 /* ULFM agreement and shrink while a process dies at a moment of its own
  * choosing (a timer), in the middle of the loop.
  *
- *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand kill|exit agree|shrink|ishrink|interagree|intershrink|interishrink
+ *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand|point kill|exit agree|shrink|ishrink|interagree|intershrink|interishrink
  *
  * agree: every process runs MPIX_Comm_agree over MPI_COMM_WORLD again and
  * again; the victim dies after MS milliseconds (rand: 20-300 ms), wherever
- * it is. Survivors check each flag against their own contributions and,
+ * it is (point: where FTMPI_TEST_POINT kills it, such as "mid-decide"). Survivors check each flag against their own contributions and,
  * at the end, that every survivor saw the same sequence of flags and
  * errors (an agreement that answers differently is not one).
  * shrink: the same with MPIX_Comm_shrink; the sequence of sizes must be
@@ -42,7 +42,7 @@ static unsigned contribution(int rank, int round)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ft_init(&argc, &argv, 4, "VICTIM MS|rand kill|exit "
+    ft_init(&argc, &argv, 4, "VICTIM MS|rand|point kill|exit "
             "agree|shrink|ishrink|interagree|intershrink|interishrink", &rank, &size);
     int victim = atoi(argv[1]);
     how = argv[3];
@@ -64,13 +64,14 @@ int main(int argc, char **argv)
     /* (rand starts at 20 ms: a victim killed as it leaves the first barrier
      * can take its last barrier message with it, which fails the barrier
      * elsewhere before the loop under test begins) */
+    int by_point = strcmp(argv[2], "point") == 0;
     int ms = strcmp(argv[2], "rand") == 0 ? 20 + (int) ((long long) (ft_now() * 1e6) % 280) :
         atoi(argv[2]);
     unsigned long hash = 5381;
     int failures_seen = 0;
 
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == victim) {
+    if (rank == victim && !by_point) {
         struct itimerval t = {.it_value = {.tv_sec = ms / 1000,.tv_usec = (ms % 1000) * 1000 } };
         signal(SIGALRM, die_now);
         if (ms == 0)

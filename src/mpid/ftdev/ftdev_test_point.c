@@ -29,7 +29,7 @@
 /* every point the code asks about (mpid_ft.h) */
 static const char *const known_points[] = {
     "init", "deaf", "before-vote", "after-vote", "before-decision", "after-commit",
-    "part-fails", "after-spawn", "mid-announce", "before-ready", "replay"
+    "part-fails", "after-spawn", "mid-announce", "before-ready", "replay", "mid-decide"
 };
 
 static struct {
