@@ -184,7 +184,7 @@ static void parent_childdies(int rank, const char *how)
     for (int i = 0; i < 2; i++) {
         rc = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
         CHECK(rc != MPI_SUCCESS, "%s with the dead child succeeded", i ? "a send" : "a receive");
-        if (getenv("FTMPI_RECOVERY_MODE") && !strcmp(getenv("FTMPI_RECOVERY_MODE"), "ulfm"))
+        if (test_env_is("FTMPI_RECOVERY_MODE", "ulfm"))
             CHECK(ft_class(rc) == MPIX_ERR_PROC_FAILED, "class %d, expected MPIX_ERR_PROC_FAILED",
                   ft_class(rc));
     }

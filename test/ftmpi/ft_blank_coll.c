@@ -1217,7 +1217,7 @@ int main(int argc, char **argv)
 {
     int rank, size;
     ft_init(&argc, &argv, 2, "PLAN kill|exit", &rank, &size);
-    const char *plan = argv[1], *how = argv[2], *v;
+    const char *plan = argv[1], *how = argv[2];
     nproc = size;
     wme = rank;
     int nvictims = 0;
@@ -1226,8 +1226,8 @@ int main(int argc, char **argv)
         nvictims += !alive[p];
     }
     if (size > MAXP || nvictims == 0 || nvictims == size ||
-        !((v = getenv("FTMPI_COMM_MODE")) && !strcasecmp(v, "blank")) ||
-        ((v = getenv("FTMPI_RECOVERY_MODE")) && strcasecmp(v, "manual"))) {
+        !test_env_is("FTMPI_COMM_MODE", "blank") ||
+        (getenv("FTMPI_RECOVERY_MODE") && !test_env_is("FTMPI_RECOVERY_MODE", "manual"))) {
         if (rank == 0)
             fprintf(stderr, "ft_blank_coll: needs at most %d processes, a PLAN that kills some "
                     "but not all, FTMPI_COMM_MODE=blank and FTMPI_RECOVERY_MODE=manual\n",

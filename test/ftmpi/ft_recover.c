@@ -94,10 +94,9 @@ int main(int argc, char **argv)
     int rank, size;
     ft_init(&argc, &argv, 2, "PLAN kill|exit", &rank, &size);
     const char *plan = argv[1], *how = argv[2];
-    const char *v;
-    blank_mode = (v = getenv("FTMPI_COMM_MODE")) && !strcasecmp(v, "blank");
-    auto_mode = (v = getenv("FTMPI_RECOVERY_MODE")) && !strcasecmp(v, "auto");
-    cont_mode = (v = getenv("FTMPI_MSG_MODE")) && !strcasecmp(v, "cont");
+    blank_mode = test_env_is("FTMPI_COMM_MODE", "blank");
+    auto_mode = test_env_is("FTMPI_RECOVERY_MODE", "auto");
+    cont_mode = test_env_is("FTMPI_MSG_MODE", "cont");
     nproc = size;
     const int me = rank;        /* process id */
     ft_meetings_open(rank, size);

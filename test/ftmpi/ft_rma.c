@@ -23,8 +23,7 @@
 
 static int ignore_mode(void)
 {
-    const char *m = getenv("FTMPI_RECOVERY_MODE");
-    return m && strcasecmp(m, "ignore") == 0;
+    return test_env_is("FTMPI_RECOVERY_MODE", "ignore");
 }
 
 static MPI_Win make_window(MPI_Comm comm, int *slots, int use_return)

@@ -15,8 +15,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int test_errors;
+
+/* Whether environment variable var is set to value, compared as the
+ * library compares a mode (case-insensitively). */
+static inline int test_env_is(const char *var, const char *value)
+{
+    const char *v = getenv(var);
+    return v != NULL && strcasecmp(v, value) == 0;
+}
 
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \

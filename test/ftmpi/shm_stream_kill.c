@@ -146,7 +146,6 @@ static void end_left_over(void)
 int main(int argc, char **argv)
 {
     int rank, size;
-    const char *v;
     ft_init(&argc, &argv, 3, "SIZE send|random kill|exit", &rank, &size);
     size_t n = (size_t) atol(argv[1]);
     const char *when = argv[2], *how = argv[3];
@@ -155,9 +154,9 @@ int main(int argc, char **argv)
                 "processes\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    ulfm_mode = (v = getenv("FTMPI_RECOVERY_MODE")) && !strcasecmp(v, "ulfm");
-    auto_mode = (v = getenv("FTMPI_RECOVERY_MODE")) && !strcasecmp(v, "auto");
-    blank_mode = (v = getenv("FTMPI_COMM_MODE")) && !strcasecmp(v, "blank");
+    ulfm_mode = test_env_is("FTMPI_RECOVERY_MODE", "ulfm");
+    auto_mode = test_env_is("FTMPI_RECOVERY_MODE", "auto");
+    blank_mode = test_env_is("FTMPI_COMM_MODE", "blank");
     int victim = size - 1;
     unsigned char *out = malloc(n), *in = malloc(n);
     ft_meetings_open(rank, size);
