@@ -62,10 +62,6 @@ typedef struct {
  * while blanks exist or in ATOMIC mode). */
 int MPIR_FTMPI_coll_diverts(struct MPIR_Comm *comm);
 
-/* Registers the layer's events (coll_diverts, comm_freed) with the
- * device; MPI_Init, before MPID_Init. */
-void MPIR_FTMPI_coll_hand_down(void);
-
 /* Runs a diverted collective. */
 int MPIR_FTMPI_coll(const MPIR_FTMPI_coll_t * c, const MPIR_FTMPI_form_t * form);
 

@@ -23,7 +23,9 @@ int MPIR_FTMPI_coll_diverts(MPIR_Comm * comm)
     return MPIR_FTMPI_live_view(comm)->nlive < comm->local_size;
 }
 
-void MPIR_FTMPI_coll_hand_down(void)
+/* (registered as the library loads, as the layer's channels are) */
+__attribute__ ((constructor))
+static void register_events(void)
 {
     MPID_FT_events_t events = {
         .coll_diverts = MPIR_FTMPI_coll_diverts,

@@ -71,10 +71,11 @@ typedef struct {
     void (*context_released) (uint32_t context_id);
 } MPID_FT_events_t;
 
-/* Called after MPICH's control variables are read and before MPID_Init;
- * both are copied. The recovery layer sets the policy; without it the
- * device runs as in ABORT mode. Each layer registers the events it
- * handles, leaving the others NULL: a NULL entry keeps what another layer
+/* Both are copied. The recovery layer sets the policy once MPICH's
+ * control variables are read and before MPID_Init; without it the device
+ * runs as in ABORT mode. Each layer registers the events it handles as
+ * the library loads (a constructor, as it registers its channels),
+ * leaving the others NULL: a NULL entry keeps what another layer
  * registered. */
 void MPID_FT_set_policy(const MPID_FT_policy_t * policy);
 void MPID_FT_register_events(const MPID_FT_events_t * events);

@@ -1,11 +1,11 @@
 /*
  * Copyright (c) 2026 The FT-MPICH authors. See LICENSE.
  *
- * What the recovery layer hands the device before MPI_Init starts it: the
- * job's policy, read from its modes, and the events through which the
- * device tells it of failures and replacements (mpid_ft.h). The device
- * calls nothing of it by name; the collectives and ULFM register their
- * own events.
+ * What the recovery layer hands the device: before MPI_Init starts it,
+ * the job's policy, read from its modes; as the library loads (as the
+ * layers' channels), the events through which the device tells it of
+ * failures and replacements (mpid_ft.h). The device calls nothing of it
+ * by name; the collectives and ULFM register their own events.
  */
 
 #include "mpiimpl.h"
@@ -46,6 +46,12 @@ static MPID_FT_policy_t policy_of_modes(void)
 void MPIR_FTMPI_hand_down(void)
 {
     MPID_FT_policy_t policy = policy_of_modes();
+    MPID_FT_set_policy(&policy);
+}
+
+__attribute__ ((constructor))
+static void register_events(void)
+{
     MPID_FT_events_t events = {
         .failed = MPIR_FTMPI_record_failure,
         .joined = MPIR_FTMPI_joined,
@@ -54,6 +60,5 @@ void MPIR_FTMPI_hand_down(void)
         .modes_differ = modes_differ,
     };
 
-    MPID_FT_set_policy(&policy);
     MPID_FT_register_events(&events);
 }

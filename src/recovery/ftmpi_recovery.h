@@ -101,8 +101,8 @@ int MPIR_FTMPI_comm_dup_hook(struct MPIR_Comm *comm_ptr, MPI_Comm * newcomm, int
  * errcode without calling a handler); returns 0 when not applicable. */
 int MPIR_FTMPI_auto_recover(const char *fcname, int errcode);
 
-/* Hands the device the job's policy and the layers' events (mpid_ft.h);
- * MPI_Init, before MPID_Init. */
+/* Hands the device the job's policy, read from its modes (mpid_ft.h);
+ * MPI_Init, once the control variables are read and before MPID_Init. */
 void MPIR_FTMPI_hand_down(void);
 
 /* What recovery and the collectives need from the device (tracing

@@ -64,12 +64,10 @@ int MPIR_ULFM_first_member(struct MPIR_Comm *comm, int remote);
 void MPIR_ULFM_context_released(uint32_t context_id);
 
 /* What MPICH's core asks ULFM by name (ulfm_hooks.c): the MPIX_FT
- * attribute (1 and *value set when keyval is MPIX_FT), the text of an
- * MPIX_ERR_* class (1 when code is one), and the registration of ULFM's
- * events with the device before MPID_Init. */
+ * attribute (1 and *value set when keyval is MPIX_FT) and the text of an
+ * MPIX_ERR_* class (1 when code is one). */
 int MPIR_ULFM_get_attr(int keyval, int *value);
 int MPIR_ULFM_error_string(int code, char *msg, int len);
-void MPIR_ULFM_hand_down(void);
 
 /* MPIX_Comm_agree and MPIX_Comm_shrink (ulfm_comm.c). */
 int MPIR_ULFM_comm_agree(struct MPIR_Comm *comm, int *flag);

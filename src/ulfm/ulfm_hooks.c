@@ -3,7 +3,7 @@
  *
  * What MPICH's core and the device ask of ULFM by name: the MPIX_FT
  * attribute, the texts of the MPIX_ERR_* classes, and ULFM's events,
- * registered with the device before MPI_Init starts it.
+ * registered with the device as the library loads (as its channels are).
  */
 
 #include "mpiimpl.h"
@@ -40,7 +40,8 @@ int MPIR_ULFM_error_string(int code, char *msg, int len)
     }
 }
 
-void MPIR_ULFM_hand_down(void)
+__attribute__ ((constructor))
+static void register_events(void)
 {
     MPID_FT_events_t events = {
         .context_released = MPIR_ULFM_context_released,
