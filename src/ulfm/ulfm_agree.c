@@ -345,9 +345,9 @@ static void agree_message(int from, const void *buf, size_t len)
                 /* a parent of a repaired tree asks: answered again */
                 in->parent_pid = -1;
                 in->found_sent_to = -1;
-            }
-            else if (m->origin > in->origin)
+            } else if (m->origin > in->origin) {
                 commit(in, m->origin, "it asked");
+            }
             break;
         case MSG_DECIDE:
             /* a decided process has nothing to take (every decision is

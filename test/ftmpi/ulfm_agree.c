@@ -1,14 +1,15 @@
 /* Copyright (c) 2026 The FT-MPICH authors. See LICENSE. */
 /* ULFM agreement and shrink while a process dies at a moment of its own
- * choosing (a timer), in the middle of the loop.
+ * choosing (a timer, or a test point), in the middle of the loop.
  *
  *   FTMPI_RECOVERY_MODE=ulfm ulfm_agree VICTIM MS|rand|point kill|exit agree|shrink|ishrink|interagree|intershrink|interishrink
  *
  * agree: every process runs MPIX_Comm_agree over MPI_COMM_WORLD again and
  * again; the victim dies after MS milliseconds (rand: 20-300 ms), wherever
- * it is (point: where FTMPI_TEST_POINT kills it, such as "mid-decide"). Survivors check each flag against their own contributions and,
- * at the end, that every survivor saw the same sequence of flags and
- * errors (an agreement that answers differently is not one).
+ * it is (point: where FTMPI_TEST_POINT kills it, such as "mid-decide").
+ * Survivors check each flag against their own contributions and, at the
+ * end, that every survivor saw the same sequence of flags and errors (an
+ * agreement that answers differently is not one).
  * shrink: the same with MPIX_Comm_shrink; the sequence of sizes must be
  * the same everywhere and end at size - 1.
  * interagree: agree over an intercommunicator between the lower and the
